@@ -1,0 +1,11 @@
+"""clbig: exact arithmetic on batches of big unsigned integers, computed by OpenCL kernels."""
+from .array import BigIntArray, array, from_limbs
+from .devices import Context, DeviceInfo, current_context, devices
+from .profiling import profile
+from .ops import add, add_fixed, compare, sub, sub_fixed
+
+__version__ = "0.1.0"
+__all__ = [
+    "BigIntArray", "Context", "DeviceInfo", "add", "add_fixed", "array", "compare",
+    "current_context", "devices", "from_limbs", "profile", "sub", "sub_fixed",
+]

@@ -1,0 +1,50 @@
+"""Addition and subtraction of limb vectors at a fixed width (the mpn layer under + and -).
+
+`addsub` returns (a ± b) mod 2**bits and, on request, bit `bits` of the wide result: the carry
+of a + b, or 1 exactly where a - b borrowed.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pyopencl as cl
+import pyopencl.array as cla
+
+from . import plan as P
+from .render import kernel, launch
+
+
+def _flag_params(bits: int, want_flag: bool):
+    mr = P.ceil_div(bits, 32)
+    top = (1 << (bits % 32)) - 1 if bits % 32 else 0xFFFFFFFF
+    if want_flag:
+        return mr, top, bits // 32, bits % 32
+    return mr, top, None, 0
+
+
+def addsub(ctx, op: str, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int,
+           want_flag: bool = False, out=None):
+    """(a ± b) mod 2**bits on n instances; a, b are device buffers of limbs with instance
+    strides sa, sb (0 broadcasts) and ma, mb limbs. Returns (out (n, mr) array, flags or None)."""
+    mr, top, flag_limb, flag_bit = _flag_params(bits, want_flag)
+    m_need = max(ma, mb, mr, (flag_limb + 1) if want_flag else 0)
+    if out is None:
+        out = cla.empty(ctx.queue, (n, mr), np.uint32)
+    flags = cla.empty(ctx.queue, (max(n, 1),), np.uint8) if want_flag else None
+    if n == 0:
+        return out, (np.zeros(0, bool) if want_flag else None)
+    params = dict(OP=op, MA=ma, MB=mb, MR=mr, TOP_MASK=top, FLAG_LIMB=flag_limb, FLAG_BIT=flag_bit)
+    pl = P.scan_plan(ctx, m_need, n)
+    flag_buf = flags.data if want_flag else out.data  # unused when FLAG_LIMB is None
+    if pl.mode == "single":
+        k = kernel(ctx, "add.cl.mako", "add_sub", pl.work_group, MODE="single", Q=pl.Q, IPI=pl.IPI,
+                   IPB=pl.IPB, G=1, **params)
+        launch(ctx, k, pl.groups(n), pl.work_group, a, np.uint64(sa), b, np.uint64(sb), out.data,
+               flag_buf, out.data, np.uint32(n))
+    else:
+        blk = cl.Buffer(ctx.cl_context, cl.mem_flags.READ_WRITE, n * pl.G)
+        for mode in ("summary", "apply"):
+            k = kernel(ctx, "add.cl.mako", "add_sub", pl.work_group, MODE=mode, Q=pl.Q, IPI=pl.IPI,
+                       IPB=1, G=pl.G, **params)
+            launch(ctx, k, pl.groups(n), pl.work_group, a, np.uint64(sa), b, np.uint64(sb),
+                   out.data, flag_buf, blk, np.uint32(n))
+    return out, (flags.get(queue=ctx.queue)[:n].astype(bool) if want_flag else None)

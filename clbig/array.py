@@ -1,0 +1,213 @@
+"""BigIntArray: a batch of n non-negative integers of a shared capacity, on one device.
+
+Stored as an n×m matrix of 32-bit limbs, little-endian (limb 0 least significant). Every
+stored value is below 2**bits: the limbs above `bits` are zero, which all kernels rely on.
+"""
+from __future__ import annotations
+
+import numbers
+
+import gmpy2
+import numpy as np
+import pyopencl.array as cla
+
+from .devices import Context, current_context
+
+LIMB_BITS = 32
+
+
+def limbs_for(bits: int) -> int:
+    return max(1, -(-bits // LIMB_BITS))
+
+
+def _check_value(i, v):
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (numbers.Integral, type(gmpy2.mpz(0)))):
+        raise TypeError(f"element {i}: expected a non-negative integer, got {type(v).__name__} {v!r}")
+    v = int(v)
+    if v < 0:
+        raise ValueError(f"element {i}: negative value {v} (clbig holds unsigned integers)")
+    return v
+
+
+def ints_to_limbs(values, bits: int | None = None) -> tuple[np.ndarray, int]:
+    """Validate `values` and lay them out as an (n, m) uint32 matrix; returns (limbs, bits)."""
+    vals = [_check_value(i, v) for i, v in enumerate(values)]
+    need = max((v.bit_length() for v in vals), default=0)
+    if bits is None:
+        bits = limbs_for(need) * LIMB_BITS
+    else:
+        if not isinstance(bits, numbers.Integral) or isinstance(bits, bool) or bits < 1:
+            raise ValueError(f"bits must be a positive integer, got {bits!r}")
+        bits = int(bits)
+        if need > bits:
+            i = next(i for i, v in enumerate(vals) if v.bit_length() > bits)
+            raise OverflowError(f"element {i}: value of {vals[i].bit_length()} bits does not fit bits={bits}")
+    m = limbs_for(bits)
+    raw = b"".join(v.to_bytes(4 * m, "little") for v in vals)
+    return np.frombuffer(raw, dtype="<u4").reshape(len(vals), m).astype(np.uint32, copy=False), bits
+
+
+def limbs_to_ints(limbs: np.ndarray) -> list[int]:
+    limbs = np.ascontiguousarray(limbs, dtype="<u4")
+    return [int.from_bytes(row.tobytes(), "little") for row in limbs]
+
+
+class BigIntArray:
+    """A batch of big unsigned integers on an OpenCL device (see `clbig.array`)."""
+
+    __array_priority__ = 1000  # numpy defers to our operators
+    __hash__ = None
+
+    def __init__(self, ctx: Context, data: cla.Array, bits: int):
+        if data.ndim != 2 or data.dtype != np.uint32:
+            raise ValueError("BigIntArray data must be an (n, m) uint32 device array")
+        self.ctx = ctx
+        self.data = data
+        self.bits = int(bits)
+
+    # -- shape ---------------------------------------------------------------------------
+    def __len__(self) -> int:
+        return self.data.shape[0]
+
+    @property
+    def m(self) -> int:
+        """Limbs per element."""
+        return self.data.shape[1]
+
+    # -- host exchange -------------------------------------------------------------------
+    def to_limbs(self, dtype=np.uint32) -> np.ndarray:
+        """The raw limbs as an (n, m) numpy array of uint32, or of uint64 (limbs paired)."""
+        host = self.data.get(queue=self.ctx.queue)
+        dtype = np.dtype(dtype)
+        if dtype == np.uint32:
+            return host
+        if dtype == np.uint64:
+            if host.shape[1] % 2:
+                host = np.concatenate([host, np.zeros((host.shape[0], 1), np.uint32)], axis=1)
+            return np.ascontiguousarray(host).view("<u8").astype(np.uint64, copy=False)
+        raise TypeError(f"to_limbs: dtype must be uint32 or uint64, not {dtype}")
+
+    def tolist(self) -> list[int]:
+        return limbs_to_ints(self.to_limbs())
+
+    def __iter__(self):
+        return iter(self.tolist())
+
+    def __getitem__(self, i):
+        if isinstance(i, numbers.Integral):
+            n = len(self)
+            if not -n <= i < n:
+                raise IndexError(f"index {i} out of range for a batch of {n}")
+            return self.tolist()[i] if n < 2 else limbs_to_ints(self.data[i % n:i % n + 1].get(queue=self.ctx.queue))[0]
+        if isinstance(i, slice):
+            rows = self.to_limbs()[i]
+            return from_limbs(rows, bits=self.bits, ctx=self.ctx)
+        raise TypeError(f"BigIntArray indices must be integers or slices, not {type(i).__name__}")
+
+    def __repr__(self):
+        vals = self.tolist()
+        shown = ", ".join(str(v) for v in vals[:4]) + (", ..." if len(vals) > 4 else "")
+        return f"BigIntArray([{shown}], n={len(vals)}, bits={self.bits})"
+
+    # -- operators (defined in clbig.ops) -------------------------------------------------
+    def __add__(self, o):
+        from . import ops
+        return ops.add(self, o)
+
+    def __radd__(self, o):
+        from . import ops
+        return ops.add(o, self)
+
+    def __sub__(self, o):
+        from . import ops
+        return ops.sub(self, o)
+
+    def __rsub__(self, o):
+        from . import ops
+        return ops.sub(o, self)
+
+    def __mul__(self, o):
+        from . import ops
+        return ops.mul(self, o)
+
+    def __rmul__(self, o):
+        from . import ops
+        return ops.mul(o, self)
+
+    def __lshift__(self, k):
+        from . import ops
+        return ops.shift_left(self, k)
+
+    def __rshift__(self, k):
+        from . import ops
+        return ops.shift_right(self, k)
+
+    def _cmp(self, o, which):
+        from . import ops
+        return ops.compare(self, o, which)
+
+    def __lt__(self, o):
+        return self._cmp(o, "lt")
+
+    def __le__(self, o):
+        return self._cmp(o, "le")
+
+    def __gt__(self, o):
+        return self._cmp(o, "gt")
+
+    def __ge__(self, o):
+        return self._cmp(o, "ge")
+
+    def __eq__(self, o):
+        return self._cmp(o, "eq")
+
+    def __ne__(self, o):
+        return self._cmp(o, "ne")
+
+
+def _upload(ctx: Context, limbs: np.ndarray, bits: int) -> BigIntArray:
+    data = cla.to_device(ctx.queue, np.ascontiguousarray(limbs, dtype=np.uint32))
+    return BigIntArray(ctx, data, bits)
+
+
+def array(values, bits: int | None = None, ctx: Context | None = None) -> BigIntArray:
+    """A BigIntArray of Python ints / gmpy2 mpz on the current context (see module doc)."""
+    if isinstance(values, BigIntArray):
+        values = values.tolist()
+    if isinstance(values, (numbers.Integral, type(gmpy2.mpz(0)))) and not isinstance(values, bool):
+        values = [values]
+    try:
+        values = list(values)
+    except TypeError:
+        raise TypeError(f"clbig.array expects an iterable of integers, got {type(values).__name__}") from None
+    limbs, bits = ints_to_limbs(values, bits)
+    return _upload(ctx or current_context(), limbs, bits)
+
+
+def from_limbs(limbs, bits: int | None = None, ctx: Context | None = None) -> BigIntArray:
+    """A BigIntArray from an (n, m) numpy array of uint32 or uint64 limbs, little-endian."""
+    arr = np.asarray(limbs)
+    if arr.ndim == 1:
+        arr = arr[None, :]
+    if arr.ndim != 2 or arr.shape[1] == 0:
+        raise ValueError(f"from_limbs expects an (n, m) array with m >= 1, got shape {arr.shape}")
+    if arr.dtype == np.uint64:
+        arr = np.ascontiguousarray(arr, dtype="<u8").view("<u4")
+    elif arr.dtype != np.uint32:
+        raise TypeError(f"from_limbs expects uint32 or uint64 limbs, got {arr.dtype}")
+    arr = np.ascontiguousarray(arr, dtype=np.uint32)
+    full = arr.shape[1] * LIMB_BITS
+    if bits is None:
+        bits = full
+    elif bits < 1 or bits > full:
+        raise ValueError(f"bits={bits} must be between 1 and the {full} bits the limbs hold")
+    else:
+        m = limbs_for(bits)
+        if arr.shape[1] > m and arr[:, m:].any():
+            i = int(np.nonzero(arr[:, m:].any(axis=1))[0][0])
+            raise OverflowError(f"element {i}: value does not fit bits={bits}")
+        arr = np.ascontiguousarray(arr[:, :m])
+        if bits % LIMB_BITS and (arr[:, -1] >> np.uint32(bits % LIMB_BITS)).any():
+            i = int(np.nonzero(arr[:, -1] >> np.uint32(bits % LIMB_BITS))[0][0])
+            raise OverflowError(f"element {i}: value does not fit bits={bits}")
+    return _upload(ctx or current_context(), arr, bits)

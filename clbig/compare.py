@@ -1,0 +1,26 @@
+"""Three-way comparison of limb vectors (LTop reduction)."""
+from __future__ import annotations
+
+import numpy as np
+import pyopencl.array as cla
+
+from . import plan as P
+from .render import kernel, launch
+
+
+def compare3(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int) -> np.ndarray:
+    """Per instance: 0 where a == b, 1 where a < b, 2 where a > b (numpy uint8)."""
+    if n == 0:
+        return np.zeros(0, np.uint8)
+    pl = P.scan_plan(ctx, max(ma, mb), n)
+    out = cla.empty(ctx.queue, (n * pl.G,), np.uint8)
+    k = kernel(ctx, "compare.cl.mako", "compare", pl.work_group, MODE=pl.mode, Q=pl.Q, IPI=pl.IPI,
+               IPB=pl.IPB, G=pl.G, MA=ma, MB=mb)
+    launch(ctx, k, pl.groups(n), pl.work_group, a, np.uint64(sa), b, np.uint64(sb), out.data, np.uint32(n))
+    res = out.get(queue=ctx.queue).reshape(n, pl.G)
+    if pl.G == 1:
+        return res[:, 0]
+    # The most significant block that differs decides.
+    nz = res != 0
+    top = pl.G - 1 - np.argmax(nz[:, ::-1], axis=1)
+    return np.where(nz.any(axis=1), res[np.arange(n), top], 0).astype(np.uint8)

@@ -1,0 +1,159 @@
+"""OpenCL devices, the clbig Context and the per-thread current context."""
+from __future__ import annotations
+
+import os
+import threading
+from dataclasses import dataclass
+
+import pyopencl as cl
+
+
+@dataclass(frozen=True)
+class DeviceInfo:
+    index: int
+    platform: str
+    name: str
+    vendor: str
+    type: str
+    compute_units: int
+    local_mem: int
+    max_work_group_size: int
+
+    @property
+    def label(self) -> str:
+        return f"{self.platform}: {self.name}"
+
+
+def _type_name(dev) -> str:
+    t = dev.type
+    if t & cl.device_type.GPU:
+        return "GPU"
+    if t & cl.device_type.ACCELERATOR:
+        return "ACCELERATOR"
+    if t & cl.device_type.CPU:
+        return "CPU"
+    return "OTHER"
+
+
+def _cl_devices():
+    try:
+        platforms = cl.get_platforms()
+    except cl.Error:  # no ICD at all: report no devices rather than crash
+        return []
+    out = []
+    for p in platforms:
+        try:
+            out.extend(p.get_devices())
+        except cl.Error:
+            continue
+    return out
+
+
+def devices() -> list[DeviceInfo]:
+    """Every OpenCL device visible through the installed ICDs, in a stable order."""
+    return [
+        DeviceInfo(i, d.platform.name.strip(), d.name.strip(), d.vendor.strip(), _type_name(d),
+                   d.max_compute_units, d.local_mem_size, d.max_work_group_size)
+        for i, d in enumerate(_cl_devices())
+    ]
+
+
+def _select(selector):
+    devs = _cl_devices()
+    infos = devices()
+    if not devs:
+        raise RuntimeError("no OpenCL device found; install one with `pip install clbig[pocl]`")
+    if selector is None:
+        selector = os.environ.get("CLBIG_DEVICE") or None
+    if selector is None:
+        for kind in ("GPU", "CPU"):
+            for d, info in zip(devs, infos):
+                if info.type == kind:
+                    return d
+        return devs[0]
+    if isinstance(selector, cl.Device):
+        return selector
+    if isinstance(selector, DeviceInfo):
+        selector = selector.index
+    if isinstance(selector, int) and not isinstance(selector, bool):
+        if 0 <= selector < len(devs):
+            return devs[selector]
+    elif isinstance(selector, str):
+        s = selector.strip().lower()
+        if s.isdigit() and int(s) < len(devs):
+            return devs[int(s)]
+        for kind in ("gpu", "cpu"):
+            if s == kind:
+                for d, info in zip(devs, infos):
+                    if info.type == kind.upper():
+                        return d
+        for d, info in zip(devs, infos):
+            if s in info.label.lower():
+                return d
+    listing = "\n".join(f"  [{i.index}] {i.label} ({i.type})" for i in infos)
+    raise ValueError(f"no OpenCL device matches {selector!r}; available devices:\n{listing}")
+
+
+class Context:
+    """A device, its OpenCL context and an in-order profiling queue.
+
+    `with clbig.Context("nvidia"):` makes it the current context of this thread;
+    contexts nest and the previous one comes back on exit.
+    """
+
+    def __init__(self, device=None, *, max_work_group_size: int | None = None):
+        self.device = _select(device)
+        # Limits every launch plan reads. Capping the work-group size (for tests or tuning)
+        # sends smaller instances down the multi-group paths.
+        self.local_mem = int(self.device.local_mem_size)
+        self.max_items = min(int(self.device.max_work_group_size), 1024)
+        if max_work_group_size is not None:
+            if max_work_group_size < 1:
+                raise ValueError("max_work_group_size must be positive")
+            self.max_items = min(self.max_items, int(max_work_group_size))
+        self.cl_context = cl.Context([self.device])
+        self.queue = cl.CommandQueue(self.cl_context,
+                                     properties=cl.command_queue_properties.PROFILING_ENABLE)
+        # Kernels and launch plans are memoized on this object (see clbig.render).
+        self._programs: dict = {}
+
+    @property
+    def name(self) -> str:
+        return f"{self.device.platform.name.strip()}: {self.device.name.strip()}"
+
+    def __repr__(self):
+        return f"clbig.Context({self.name!r})"
+
+    def __enter__(self):
+        _stack().append(self)
+        return self
+
+    def __exit__(self, *exc):
+        _stack().pop()
+        return False
+
+    def finish(self):
+        self.queue.finish()
+
+
+_local = threading.local()
+_default = None
+_default_lock = threading.Lock()
+
+
+def _stack():
+    if not hasattr(_local, "stack"):
+        _local.stack = []
+    return _local.stack
+
+
+def current_context() -> Context:
+    """The innermost `with clbig.Context(...)` of this thread, else a process-wide default."""
+    st = _stack()
+    if st:
+        return st[-1]
+    global _default
+    with _default_lock:
+        if _default is None:
+            _default = Context()
+        return _default

@@ -1,0 +1,119 @@
+"""The user-facing arithmetic (the mpz layer): operand coercion, broadcasting, exact semantics
+and bad-input errors, over the limb-vector modules add_n, compare, shift, mul_basecase."""
+from __future__ import annotations
+
+import numbers
+
+import gmpy2
+import numpy as np
+
+from . import add_n, compare as _compare
+from .array import BigIntArray, array, limbs_for
+from .devices import current_context
+
+_MPZ = type(gmpy2.mpz(0))
+
+
+def _is_scalar(x) -> bool:
+    return isinstance(x, (numbers.Integral, _MPZ)) and not isinstance(x, (bool, np.bool_))
+
+
+def _coerce(x, ctx, name: str) -> BigIntArray:
+    if isinstance(x, BigIntArray):
+        if x.ctx is not ctx:
+            raise ValueError(f"operand {name} lives in {x.ctx!r}, not in {ctx!r}: arrays from two contexts cannot mix")
+        return x
+    if _is_scalar(x):
+        return array([x], ctx=ctx)
+    if isinstance(x, (list, tuple)):
+        return array(x, ctx=ctx)
+    raise TypeError(f"operand {name}: expected a BigIntArray, an int or a list of ints, got {type(x).__name__}")
+
+
+def _context_of(*xs):
+    for x in xs:
+        if isinstance(x, BigIntArray):
+            return x.ctx
+    return current_context()
+
+
+def operands(a, b):
+    """Coerce two operands to arrays of one context and broadcast their lengths.
+    Returns (a, b, n, stride_a, stride_b)."""
+    ctx = _context_of(a, b)
+    a = _coerce(a, ctx, "a")
+    b = _coerce(b, ctx, "b")
+    na, nb = len(a), len(b)
+    if na != nb and na != 1 and nb != 1:
+        raise ValueError(f"length mismatch: {na} and {nb} (broadcasting needs equal lengths or length 1)")
+    n = nb if na == 1 else na
+    sa = 0 if (na == 1 and n != 1) else a.m
+    sb = 0 if (nb == 1 and n != 1) else b.m
+    return a, b, n, sa, sb
+
+
+def _wrap(ctx, out, bits) -> BigIntArray:
+    return BigIntArray(ctx, out, bits)
+
+
+def _check_bits(bits):
+    if not isinstance(bits, numbers.Integral) or isinstance(bits, bool) or bits < 1:
+        raise ValueError(f"bits must be a positive integer, got {bits!r}")
+    return int(bits)
+
+
+# -- addition and subtraction -------------------------------------------------------------
+def add(a, b) -> BigIntArray:
+    """Exact a + b; the result's capacity is max(a.bits, b.bits) + 1."""
+    a, b, n, sa, sb = operands(a, b)
+    bits = max(a.bits, b.bits) + 1
+    out, _ = add_n.addsub(a.ctx, "add", a.data.data, sa, a.m, b.data.data, sb, b.m, n, bits)
+    return _wrap(a.ctx, out, bits)
+
+
+def sub(a, b) -> BigIntArray:
+    """Exact a - b; raises ValueError naming the first index where b > a."""
+    a, b, n, sa, sb = operands(a, b)
+    bits = max(a.bits, b.bits)
+    out, borrow = add_n.addsub(a.ctx, "sub", a.data.data, sa, a.m, b.data.data, sb, b.m, n, bits,
+                               want_flag=True)
+    if borrow.any():
+        i = int(np.argmax(borrow))
+        raise ValueError(f"subtraction would be negative: b > a at index {i}")
+    return _wrap(a.ctx, out, bits)
+
+
+def add_fixed(a, b, bits: int | None = None):
+    """(a + b) mod 2**bits and the carry of each element (numpy bool array).
+    bits defaults to max(a.bits, b.bits)."""
+    a, b, n, sa, sb = operands(a, b)
+    bits = max(a.bits, b.bits) if bits is None else _check_bits(bits)
+    out, carry = add_n.addsub(a.ctx, "add", a.data.data, sa, a.m, b.data.data, sb, b.m, n, bits,
+                              want_flag=True)
+    return _wrap(a.ctx, out, bits), carry
+
+
+def sub_fixed(a, b, bits: int | None = None):
+    """(a - b) mod 2**bits and the borrow of each element (numpy bool array)."""
+    a, b, n, sa, sb = operands(a, b)
+    bits = max(a.bits, b.bits) if bits is None else _check_bits(bits)
+    out, borrow = add_n.addsub(a.ctx, "sub", a.data.data, sa, a.m, b.data.data, sb, b.m, n, bits,
+                               want_flag=True)
+    return _wrap(a.ctx, out, bits), borrow
+
+
+# -- comparison ---------------------------------------------------------------------------
+_CMP = {
+    "lt": lambda c: c == 1, "le": lambda c: c != 2, "gt": lambda c: c == 2,
+    "ge": lambda c: c != 1, "eq": lambda c: c == 0, "ne": lambda c: c != 0,
+}
+
+
+def compare(a, b, which: str = "cmp") -> np.ndarray:
+    """Elementwise comparison: which in lt, le, gt, ge, eq, ne gives a bool array;
+    "cmp" gives -1, 0, 1 (int8) like GMP's mpz_cmp."""
+    a, b, n, sa, sb = operands(a, b)
+    c = _compare.compare3(a.ctx, a.data.data, sa, a.m, b.data.data, sb, b.m, n)
+    if which == "cmp":
+        return np.select([c == 1, c == 2], [-1, 1], 0).astype(np.int8)
+    return _CMP[which](c)

@@ -1,0 +1,62 @@
+"""Kernel templates: Mako rendering, OpenCL builds memoized per context.
+
+Compiled binaries are also cached on disk by pyopencl (keyed by source, options and device),
+so a second process builds nothing.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyopencl as cl
+from mako.lookup import TemplateLookup
+
+from .profiling import record
+
+
+def kernel_dir() -> Path:
+    here = Path(__file__).resolve().parent
+    # Installed: clbig/kernels_cl. Source checkout: kernels_cl/ beside the package.
+    for d in (here / "kernels_cl", here.parent / "kernels_cl"):
+        if (d / "blocks").is_dir():
+            return d
+    raise RuntimeError(f"clbig kernel templates not found near {here}")
+
+
+_lookup = TemplateLookup(directories=[str(kernel_dir())], strict_undefined=True)
+
+
+class DoesNotFit(Exception):
+    """A kernel specialisation exceeds this device's limits; the caller plans another path."""
+
+
+def render(template: str, **params) -> str:
+    return _lookup.get_template(template).render(**params)
+
+
+def kernel(ctx, template: str, name: str, work_group: int | None = None, **params) -> cl.Kernel:
+    """The kernel `name` of `template` rendered with `params`, built once per context.
+
+    With `work_group`, checks that this device can run the built kernel at that size (register
+    pressure can lower the limit below the device maximum) and raises DoesNotFit otherwise.
+    """
+    key = (template, name, tuple(sorted(params.items())))
+    k = ctx._programs.get(key)
+    if k is None:
+        src = render(template, **params)
+        try:
+            prg = cl.Program(ctx.cl_context, src).build()
+        except cl.RuntimeError as e:
+            if "local" in str(e).lower() and "memory" in str(e).lower():
+                raise DoesNotFit(str(e)) from e
+            raise
+        k = getattr(prg, name)
+        ctx._programs[key] = k
+    if work_group is not None:
+        limit = k.get_work_group_info(cl.kernel_work_group_info.WORK_GROUP_SIZE, ctx.device)
+        if work_group > limit:
+            raise DoesNotFit(f"{template}: work-group of {work_group} exceeds this kernel's {limit}")
+    return k
+
+
+def launch(ctx, k: cl.Kernel, groups: int, work_group: int, *args, wait_for=None) -> cl.Event:
+    return record(k(ctx.queue, (groups * work_group,), (work_group,), *args, wait_for=wait_for))

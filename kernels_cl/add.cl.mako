@@ -1,0 +1,73 @@
+## a ± b for a batch, fixed width MR limbs, as map–scan–map (Oancea & Watt, section 2).
+## MODE "single": IPB instances per work-group, each spanning IPI work-items.
+## MODE "summary"/"apply": one instance spans G work-groups (IPB = 1); "summary" records each
+## block's carry bits, "apply" folds the lower blocks' bits into its carry-in and finishes.
+<%namespace file="blocks/common.mako" import="header"/>
+<%namespace file="blocks/stage.mako" import="stage_in, stage_out"/>
+<%namespace file="blocks/scan.mako" import="seg_scan"/>
+<%namespace file="blocks/arith.mako" import="carry_op_defs, add_chunk, apply_carry"/>
+<% WG = IPB * IPI; M = IPI * Q; SUB = (OP == "sub") %>
+${header()}
+${carry_op_defs()}
+
+__kernel __attribute__((reqd_work_group_size(${WG}, 1, 1)))
+void add_sub(__global const limb_t *a, ulong sa, __global const limb_t *b, ulong sb,
+             __global limb_t *r, __global uchar *flag, __global uchar *blk, uint n)
+{
+    __local limb_t stage[PADDED(${WG * Q})];
+    __local uint sc[${WG}];
+    const uint tid = get_local_id(0), s = tid / ${IPI}u, p = tid % ${IPI}u;
+% if MODE == "single":
+    const uint inst0 = get_group_id(0) * ${IPB}u, block = 0;
+% else:
+    const uint inst0 = get_group_id(0) / ${G}u, block = get_group_id(0) % ${G}u;
+% endif
+    const uint limb_off = block * ${M}u, inst = inst0 + s;
+    limb_t x[${Q}], y[${Q}], z[${Q}];
+    ${stage_in("x", "a", "sa", MA, "inst0", "n", "stage", "tid", WG, Q, M, "limb_off")}
+    ${stage_in("y", "b", "sb", MB, "inst0", "n", "stage", "tid", WG, Q, M, "limb_off")}
+    uint v;
+    ${add_chunk("z", lambda j: "x[%d]" % j, lambda j: "y[%d]" % j, Q, "v", negate_b=SUB)}
+% if MODE == "summary":
+    ${seg_scan("sc", "s * %du" % IPI, [("v", "p")], IPI, "CARRY_OP", "CARRY_ID")}
+    if (p == ${IPI - 1}u && inst < n) blk[(size_t)inst * ${G}u + block] = (uchar)v;
+% else:
+  % if MODE == "apply":
+    __local uint cin_block;
+    if (tid == 0) {
+        uint c = ${int(SUB)}u;
+        for (uint j = 0; j < block; j++) {
+            uint sm = blk[(size_t)inst0 * ${G}u + j];
+            c = (sm & 1u) | ((sm >> 1) & c);
+        }
+        cin_block = c;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const uint cin0 = cin_block;
+  % else:
+    const uint cin0 = ${int(SUB)}u;
+  % endif
+    if (p == 0) v = CARRY_OP(cin0, v);
+    ${seg_scan("sc", "s * %du" % IPI, [("v", "p")], IPI, "CARRY_OP", "CARRY_ID")}
+    uint cin = (p > 0) ? (sc[s * ${IPI}u + p - 1u] & 1u) : cin0;
+    ${apply_carry("z", "cin", Q)}
+  % if FLAG_LIMB is not None:
+    {   /* bit `bits` of the wide result: the carry of a+b, or 1 exactly when a-b borrowed */
+        uint rel = ${FLAG_LIMB}u - limb_off - p * ${Q}u;
+        if (${FLAG_LIMB}u >= limb_off + p * ${Q}u && rel < ${Q}u && inst < n) {
+            limb_t w = 0;
+    % for j in range(Q):
+            if (rel == ${j}u) w = z[${j}];
+    % endfor
+            flag[inst] = (uchar)((w >> ${FLAG_BIT}u) & 1u);
+        }
+    }
+  % endif
+  % if TOP_MASK != 0xFFFFFFFF:
+    % for j in range(Q):
+    if (limb_off + p * ${Q}u + ${j}u == ${MR - 1}u) z[${j}] &= ${TOP_MASK}u;
+    % endfor
+  % endif
+    ${stage_out("z", "r", MR, "inst0", "n", "stage", "tid", WG, Q, M, "limb_off")}
+% endif
+}

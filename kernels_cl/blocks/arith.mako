@@ -1,0 +1,70 @@
+## Limb-vector operations on a work-item's private chunk of Q limbs (arrays indexed by
+## compile-time constants only, so they live in registers).
+##
+## The carry operator packs a chunk's carry behaviour in two bits: bit 0 "generates" a carry
+## out, bit 1 "propagates" an incoming one (the chunk is all ones). Combining a lower chunk lo
+## with the next higher hi: g = g_hi | (p_hi & g_lo), p = p_lo & p_hi.
+<%def name="carry_op_defs()">
+#define CARRY_OP(lo, hi) (((hi) & 1u) | (((hi) >> 1) & (lo) & 1u) | ((hi) & (lo) & 2u))
+#define CARRY_ID 2u
+/* Comparison summaries: 0 equal, 1 less, 2 greater; the more significant non-equal wins. */
+#define CMP_OP(lo, hi) ((hi) ? (hi) : (lo))
+#define CMP_ID 0u
+</%def>
+
+## r = a + b (b complemented when `negate_b`), carry-in 0; `summary` gets the carry bits.
+## a and b are expressions taking the limb index, r a private array.
+<%def name="add_chunk(r, a, b, Q, summary, negate_b=False)">
+    {
+        limb_t _c = 0; uint _ones = 1u;
+% for j in range(Q):
+        {
+            limb_t _x = ${a(j)}, _y = ${'~' if negate_b else ''}(${b(j)});
+            limb_t _s = _x + _y; limb_t _c1 = _s < _x;
+            _s += _c; _c1 |= _s < _c;
+            ${r}[${j}] = _s; _c = _c1; _ones &= (_s == LIMB_MAX);
+        }
+% endfor
+        ${summary} = (uint)_c | (_ones << 1);
+    }
+</%def>
+
+## Summary of a chunk that already holds its value (no carry out of its own).
+<%def name="ones_summary(r, Q, summary)">
+    {
+        uint _ones = 1u;
+% for j in range(Q):
+        _ones &= (${r}[${j}] == LIMB_MAX);
+% endfor
+        ${summary} = _ones << 1;
+    }
+</%def>
+
+## r += cin (0 or 1), the carry rippling through the chunk.
+<%def name="apply_carry(r, cin, Q)">
+    {
+        limb_t _c = ${cin};
+% for j in range(Q):
+        ${r}[${j}] += _c; _c &= (${r}[${j}] == 0);
+% endfor
+    }
+</%def>
+
+## Compare chunk a with chunk b: `summary` = 0 equal, 1 a<b, 2 a>b.
+<%def name="cmp_chunk(a, b, Q, summary)">
+    {
+        uint _c = 0;
+% for j in range(Q):
+        { limb_t _x = ${a(j)}, _y = ${b(j)}; _c = (_x != _y) ? ((_x < _y) ? 1u : 2u) : _c; }
+% endfor
+        ${summary} = _c;
+    }
+</%def>
+
+## Keep only `bits` bits of a value held as limbs: zero the limbs above, mask the top one.
+<%def name="mask_top(r, Q, limb0, m_keep, top_mask)">
+% for j in range(Q):
+    if (${limb0} + ${j}u >= ${m_keep}u) ${r}[${j}] = 0;
+    else if (${limb0} + ${j}u == ${m_keep}u - 1u) ${r}[${j}] &= ${top_mask}u;
+% endfor
+</%def>

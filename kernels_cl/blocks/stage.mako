@@ -1,0 +1,46 @@
+## Moving limbs between global memory and a work-item's private chunk.
+## Global accesses are coalesced: consecutive work-items touch consecutive limbs; local memory
+## then hands each work-item its Q consecutive limbs.
+
+## Copy `count` limbs per instance for the IPB instances of this group into `buf` (local),
+## instance s at buf[s*ld + off + l]; limbs at l >= m_src (and instances >= n) read as zero.
+<%def name="load_local(buf, ld, off, src, stride, m_src, count, inst0, n, tid, WG, IPB)">
+    for (uint f = ${tid}; f < ${IPB}u * ${count}u; f += ${WG}u) {
+        uint s = f / ${count}u, l = f % ${count}u;
+        limb_t v = 0;
+        if (${inst0} + s < ${n} && l < ${m_src}u)
+            v = ${src}[(size_t)(${inst0} + s) * ${stride} + l];
+        ${buf}[s * ${ld}u + ${off}u + l] = v;
+    }
+</%def>
+
+## Fill the private chunk dst[0..Q) with limbs [base, base+Q) of instance `inst` (count limbs
+## per instance in the group's flat layout), via the padded local `stage` buffer.
+<%def name="stage_in(dst, src, stride, m_src, inst0, n, stage, tid, WG, Q, M, limb_off='0')">
+    for (uint f = ${tid}; f < ${WG}u * ${Q}u; f += ${WG}u) {
+        uint s = f / ${M}u, l = f % ${M}u + ${limb_off};
+        limb_t v = 0;
+        if (${inst0} + s < ${n} && l < ${m_src}u)
+            v = ${src}[(size_t)(${inst0} + s) * ${stride} + l];
+        ${stage}[PAD(f)] = v;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+% for j in range(Q):
+    ${dst}[${j}] = ${stage}[PAD(${tid} * ${Q}u + ${j}u)];
+% endfor
+    barrier(CLK_LOCAL_MEM_FENCE);
+</%def>
+
+## Inverse of stage_in: write chunk src[0..Q) back; only limbs l < m_dst of instances < n land.
+<%def name="stage_out(src, dst, m_dst, inst0, n, stage, tid, WG, Q, M, limb_off='0')">
+% for j in range(Q):
+    ${stage}[PAD(${tid} * ${Q}u + ${j}u)] = ${src}[${j}];
+% endfor
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint f = ${tid}; f < ${WG}u * ${Q}u; f += ${WG}u) {
+        uint s = f / ${M}u, l = f % ${M}u + ${limb_off};
+        if (${inst0} + s < ${n} && l < ${m_dst}u)
+            ${dst}[(size_t)(${inst0} + s) * ${m_dst}u + l] = ${stage}[PAD(f)];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+</%def>
