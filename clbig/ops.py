@@ -117,3 +117,22 @@ def compare(a, b, which: str = "cmp") -> np.ndarray:
     if which == "cmp":
         return np.select([c == 1, c == 2], [-1, 1], 0).astype(np.int8)
     return _CMP[which](c)
+
+
+# -- multiplication -----------------------------------------------------------------------
+def mul(a, b) -> BigIntArray:
+    """Exact a * b; the result's capacity is a.bits + b.bits."""
+    from . import mul_basecase
+    a, b, n, sa, sb = operands(a, b)
+    bits = a.bits + b.bits
+    out = mul_basecase.mul(a.ctx, a.data.data, sa, a.m, b.data.data, sb, b.m, n, bits)
+    return _wrap(a.ctx, out, bits)
+
+
+def mul_low(a, b, bits: int | None = None) -> BigIntArray:
+    """(a * b) mod 2**bits, bits defaulting to max(a.bits, b.bits): the wrap-around product."""
+    from . import mul_basecase
+    a, b, n, sa, sb = operands(a, b)
+    bits = max(a.bits, b.bits) if bits is None else _check_bits(bits)
+    out = mul_basecase.mul(a.ctx, a.data.data, sa, a.m, b.data.data, sb, b.m, n, bits)
+    return _wrap(a.ctx, out, bits)

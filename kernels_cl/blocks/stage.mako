@@ -2,15 +2,15 @@
 ## Global accesses are coalesced: consecutive work-items touch consecutive limbs; local memory
 ## then hands each work-item its Q consecutive limbs.
 
-## Copy `count` limbs per instance for the IPB instances of this group into `buf` (local),
-## instance s at buf[s*ld + off + l]; limbs at l >= m_src (and instances >= n) read as zero.
-<%def name="load_local(buf, ld, off, src, stride, m_src, count, inst0, n, tid, WG, IPB)">
-    for (uint f = ${tid}; f < ${IPB}u * ${count}u; f += ${WG}u) {
-        uint s = f / ${count}u, l = f % ${count}u;
-        limb_t v = 0;
-        if (${inst0} + s < ${n} && l < ${m_src}u)
-            v = ${src}[(size_t)(${inst0} + s) * ${stride} + l];
-        ${buf}[s * ${ld}u + ${off}u + l] = v;
+## Fill buf[s*ld + l], l in [0, ld), for the IPB instances s of this group with limb l - lo of
+## the source (zero outside [0, m_src) and for instances >= n): an operand with zero margins.
+<%def name="load_local(buf, ld, lo, src, stride, m_src, inst0, n, tid, WG, IPB)">
+    for (uint _f = ${tid}; _f < ${IPB}u * ${ld}u; _f += ${WG}u) {
+        uint _s = _f / ${ld}u, _l = _f % ${ld}u;
+        limb_t _v = 0;
+        if (${inst0} + _s < ${n} && _l >= ${lo}u && _l - ${lo}u < ${m_src}u)
+            _v = ${src}[(size_t)(${inst0} + _s) * ${stride} + _l - ${lo}u];
+        ${buf}[_f] = _v;
     }
 </%def>
 

@@ -1,0 +1,22 @@
+"""The papers' benchmark suite for clbig: `python -m clbig.bench` (console script `clbig-bench`).
+
+Ops, each on a batch of n random instances of `bits` bits (n = 2**32 / bits by default, so
+every operand holds 512 MiB at every size):
+
+  add   1-Add  clbig.add_fixed(a, b, bits)           GB/s over 3*n*bits/8 bytes
+  add6  6-Add  clbig.fused.six_add(a, b) = 6a+10b    GB/s over the same bytes, ratio to 1-Add
+  mul   1-Mul  clbig.mul_low(a, b) = a*b mod 2**bits  µs, Gu32ops/s with u32ops = n*m*m, m = bits/32
+  poly  Poly   clbig.fused.poly(a, b) = (a·a+b)(b·b+b)+a·b mod 2**bits   µs
+
+plus the device's own copy bandwidth (a large buffer-to-buffer copy, bytes read + written).
+Times are device times from OpenCL profiling events (`clbig.profile()`), the median of at
+least 20 launches after a warm-up. See bench/README.md.
+"""
+from .suite import OPS, REFERENCES, run_device  # noqa: F401
+
+__all__ = ["OPS", "REFERENCES", "run_device", "main"]
+
+
+def main(argv=None):
+    from .__main__ import main as _main
+    return _main(argv)

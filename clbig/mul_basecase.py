@@ -1,0 +1,92 @@
+"""Classical (schoolbook) multiplication of limb vectors by the load-balanced convolution.
+
+One work-group holds IPB whole instances when the operands fit its local memory (b may stay in
+global memory when only a fits, e.g. two 2^18-bit operands against 48 KiB); larger products
+take the multi-group path, whose partial chunks are finished by one multi-group addition.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pyopencl.array as cla
+
+from . import add_n
+from . import plan as P
+from .render import DoesNotFit, kernel, launch
+
+
+def _q_options(mr: int):
+    if mr >= 64:
+        return (8, 16)
+    if mr >= 8:
+        return (4, 8, 16)
+    return (2, 4)
+
+
+def _chunks(mr: int, q: int, regions: int) -> int:
+    step = 2 * regions
+    return P.ceil_div(P.ceil_div(mr, q), step) * step
+
+
+def _local_bytes(ipb, q, ma, mb, c, b_global):
+    ald, bld = ma + q, 5 * q + mb
+    return P.WORD * (ipb * (ald + (0 if b_global else bld)) + ipb * c * 3) + 16
+
+
+def single_plans(ctx, ma: int, mb: int, mr: int, n: int, target_items: int = 128):
+    """Candidate one-group launch parameters, fastest first."""
+    regions = 2 if mr > max(ma, mb) else 1
+    for q in _q_options(mr):
+        c = _chunks(mr, q, regions)
+        ipi = c // 2
+        if ipi > ctx.max_items:
+            continue
+        for b_global in (False, True):
+            ipb = max(1, min(target_items // ipi, n))
+            while ipb > 1 and _local_bytes(ipb, q, ma, mb, c, b_global) > ctx.local_mem:
+                ipb //= 2
+            if _local_bytes(ipb, q, ma, mb, c, b_global) <= ctx.local_mem:
+                yield dict(Q=q, C=c, IPI=ipi, IPB=ipb, REGIONS=regions, B_GLOBAL=b_global)
+                break
+
+
+def mul(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int):
+    """(a * b) mod 2**bits for n instances; returns an (n, ceil(bits/32)) device array."""
+    mr = P.ceil_div(bits, 32)
+    top = (1 << (bits % 32)) - 1 if bits % 32 else 0xFFFFFFFF
+    out = cla.empty(ctx.queue, (n, mr), np.uint32)
+    if n == 0:
+        return out
+    common = dict(MA=ma, MB=mb, MR=mr, TOP_MASK=top)
+    for p in single_plans(ctx, ma, mb, mr, n):
+        wg = p["IPB"] * p["IPI"]
+        try:
+            k = kernel(ctx, "mul.cl.mako", "mul", wg, MODE="single", **p, **common)
+        except DoesNotFit:
+            continue
+        launch(ctx, k, P.ceil_div(n, p["IPB"]), wg, a, np.uint64(sa), b, np.uint64(sb), out.data,
+               out.data, np.uint32(n))
+        return out
+    return _mul_multi(ctx, a, sa, ma, b, sb, mb, n, bits, out, common)
+
+
+def _mul_multi(ctx, a, sa, ma, b, sb, mb, n, bits, out, common):
+    mr = common["MR"]
+    regions = 2 if mr > max(ma, mb) else 1
+    q = 8 if mr >= 64 else 2
+    c = _chunks(mr, q, regions)
+    ipi = c // 2
+    wg = min(128, ctx.max_items, P.next_pow2(ipi))
+    spills = cla.zeros(ctx.queue, (n, mr), np.uint32)
+    while True:
+        try:
+            k = kernel(ctx, "mul.cl.mako", "mul", wg, MODE="multi", Q=q, C=c, IPI=ipi, IPB=wg,
+                       REGIONS=regions, B_GLOBAL=True, **dict(common, TOP_MASK=0xFFFFFFFF))
+            break
+        except DoesNotFit:
+            if wg == 1:
+                raise
+            wg //= 2
+    launch(ctx, k, n * P.ceil_div(ipi, wg), wg, a, np.uint64(sa), b, np.uint64(sb), out.data,
+           spills.data, np.uint32(n))
+    res, _ = add_n.addsub(ctx, "add", out.data, mr, mr, spills.data, mr, mr, n, bits)
+    return res

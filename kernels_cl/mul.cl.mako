@@ -1,0 +1,97 @@
+## Classical product of a batch: r = (a * b) mod B^MR (MR = MA + MB for the full product).
+## Result chunks of Q columns are dealt to work-items in load-balanced pairs: within each
+## region (the whole result, or each half of a full product) chunk t goes with its mirror,
+## so every work-item does about the same number of multiply-adds.
+##
+## MODE "single": IPB instances per group; a (and b unless B_GLOBAL) staged in local memory
+##   with zero margins; the chunks' spills and carries are resolved in the group, then stored.
+## MODE "multi": operands read from global memory, any number of groups per instance; each
+##   work-item writes its chunks to r and their spills to s (zeroed by the host); r + s then
+##   finishes the product (a multi-group addition).
+<%namespace file="blocks/common.mako" import="header"/>
+<%namespace file="blocks/stage.mako" import="load_local"/>
+<%namespace file="blocks/scan.mako" import="seg_scan"/>
+<%namespace file="blocks/arith.mako" import="carry_op_defs, apply_carry"/>
+<%namespace file="blocks/conv.mako" import="conv_chunk, add_spill"/>
+<%
+    WG = IPB * IPI if MODE == "single" else IPB  # multi: IPB is just the group size
+    LPAD, RPAD = 3 * Q, 2 * Q
+    ALD = MA + Q            # a: zeros past MA
+    BLD = LPAD + MB + RPAD  # b: zero margins both sides
+    RC = C // REGIONS       # chunks per region
+    if MODE == "single":
+        LA = lambda i: "As[s * %du + (%s)]" % (ALD, i)
+    else:
+        LA = lambda i: "((%s) < %d ? ap[%s] : 0u)" % (i, MA, i)
+    if MODE == "single" and not B_GLOBAL:
+        LB = lambda j: "Bs[s * %du + %d + (%s)]" % (BLD, LPAD, j)
+    else:
+        LB = lambda j: "((uint)(%s) < %du ? bp[%s] : 0u)" % (j, MB, j)
+%>
+${header()}
+${carry_op_defs()}
+
+__kernel __attribute__((reqd_work_group_size(${WG}, 1, 1)))
+void mul(__global const limb_t *a, ulong sa, __global const limb_t *b, ulong sb,
+         __global limb_t *r, __global limb_t *sp_out, uint n)
+{
+    const uint tid = get_local_id(0);
+% if MODE == "single":
+    const uint s = tid / ${IPI}u, t = tid % ${IPI}u;
+    const uint inst0 = get_group_id(0) * ${IPB}u, inst = inst0 + s;
+    __local limb_t As[${IPB * ALD}];
+    ${load_local("As", ALD, 0, "a", "sa", MA, "inst0", "n", "tid", WG, IPB)}
+  % if not B_GLOBAL:
+    __local limb_t Bs[${IPB * BLD}];
+    ${load_local("Bs", BLD, LPAD, "b", "sb", MB, "inst0", "n", "tid", WG, IPB)}
+  % else:
+    __global const limb_t *bp = b + (size_t)(inst < n ? inst : 0) * sb;
+  % endif
+    barrier(CLK_LOCAL_MEM_FENCE);
+% else:
+    const uint gpi = ${(IPI + WG - 1) // WG}u;
+    const uint inst = get_group_id(0) / gpi, t = (get_group_id(0) % gpi) * ${WG}u + tid;
+    if (t >= ${IPI}u) return;   /* no local memory or barriers in this mode */
+    __global const limb_t *ap = a + (size_t)inst * sa, *bp = b + (size_t)inst * sb;
+% endif
+    /* this work-item's pair of chunks: t-th from the bottom and from the top of its region */
+    const uint reg = t / ${RC // 2}u, tr = t % ${RC // 2}u;
+    const uint c1 = reg * ${RC}u + tr, c2 = reg * ${RC}u + ${RC - 1}u - tr;
+    limb_t r1[${Q}], r2[${Q}];
+    ulong sp1, sp2;
+    ${conv_chunk("c1 * %du" % Q, "r1", "sp1", LA, LB, MA, MB, Q)}
+    ${conv_chunk("c2 * %du" % Q, "r2", "sp2", LA, LB, MA, MB, Q)}
+% if MODE == "single":
+    __local ulong spl[${IPB * C}];
+    __local uint sc[${IPB * C}];
+    spl[s * ${C}u + c1] = sp1;
+    spl[s * ${C}u + c2] = sp2;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    ulong in1 = c1 > 0 ? spl[s * ${C}u + c1 - 1u] : 0ul;
+    ulong in2 = spl[s * ${C}u + c2 - 1u];
+    uint v1, v2;
+    ${add_spill("r1", "in1", Q, "v1")}
+    ${add_spill("r2", "in2", Q, "v2")}
+    ${seg_scan("sc", "s * %du" % C, [("v1", "c1"), ("v2", "c2")], C, "CARRY_OP", "CARRY_ID")}
+    uint cin1 = c1 > 0 ? (sc[s * ${C}u + c1 - 1u] & 1u) : 0u;
+    uint cin2 = sc[s * ${C}u + c2 - 1u] & 1u;
+    ${apply_carry("r1", "cin1", Q)}
+    ${apply_carry("r2", "cin2", Q)}
+    if (inst < n) {
+  % for rr, cc in (("r1", "c1"), ("r2", "c2")):
+    %  for j in range(Q):
+        if (${cc} * ${Q}u + ${j}u < ${MR}u)
+            r[(size_t)inst * ${MR}u + ${cc} * ${Q}u + ${j}u] = ${rr}[${j}]${" & (%s * %du + %du == %du ? %du : 0xFFFFFFFFu)" % (cc, Q, j, MR - 1, TOP_MASK) if TOP_MASK != 0xFFFFFFFF else ""};
+    %  endfor
+  % endfor
+    }
+% else:
+  % for rr, cc, ss in (("r1", "c1", "sp1"), ("r2", "c2", "sp2")):
+    % for j in range(Q):
+    if (${cc} * ${Q}u + ${j}u < ${MR}u) r[(size_t)inst * ${MR}u + ${cc} * ${Q}u + ${j}u] = ${rr}[${j}];
+    % endfor
+    if ((${cc} + 1u) * ${Q}u < ${MR}u) sp_out[(size_t)inst * ${MR}u + (${cc} + 1u) * ${Q}u] = (limb_t)${ss};
+    if ((${cc} + 1u) * ${Q}u + 1u < ${MR}u) sp_out[(size_t)inst * ${MR}u + (${cc} + 1u) * ${Q}u + 1u] = (limb_t)(${ss} >> 32);
+  % endfor
+% endif
+}
