@@ -3,6 +3,7 @@ from .array import BigIntArray, array, from_limbs
 from .devices import Context, DeviceInfo, current_context, devices
 from .profiling import profile
 from .ops import add, add_fixed, compare, mul, mul_low, sub, sub_fixed
+from . import fused
 
 __version__ = "0.1.0"
 __all__ = [

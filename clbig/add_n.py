@@ -10,7 +10,7 @@ import pyopencl as cl
 import pyopencl.array as cla
 
 from . import plan as P
-from .render import kernel, launch
+from .render import DoesNotFit, kernel, launch
 
 
 def _flag_params(bits: int, want_flag: bool):
@@ -26,25 +26,36 @@ def addsub(ctx, op: str, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits:
     """(a ± b) mod 2**bits on n instances; a, b are device buffers of limbs with instance
     strides sa, sb (0 broadcasts) and ma, mb limbs. Returns (out (n, mr) array, flags or None)."""
     mr, top, flag_limb, flag_bit = _flag_params(bits, want_flag)
-    m_need = max(ma, mb, mr, (flag_limb + 1) if want_flag else 0)
+    m_need = max(ma, mb, mr)
     if out is None:
         out = cla.empty(ctx.queue, (n, mr), np.uint32)
     flags = cla.empty(ctx.queue, (max(n, 1),), np.uint8) if want_flag else None
     if n == 0:
         return out, (np.zeros(0, bool) if want_flag else None)
-    params = dict(OP=op, MA=ma, MB=mb, MR=mr, TOP_MASK=top, FLAG_LIMB=flag_limb, FLAG_BIT=flag_bit)
-    pl = P.scan_plan(ctx, m_need, n)
     flag_buf = flags.data if want_flag else out.data  # unused when FLAG_LIMB is None
-    if pl.mode == "single":
-        k = kernel(ctx, "add.cl.mako", "add_sub", pl.work_group, MODE="single", Q=pl.Q, IPI=pl.IPI,
-                   IPB=pl.IPB, G=1, **params)
-        launch(ctx, k, pl.groups(n), pl.work_group, a, np.uint64(sa), b, np.uint64(sb), out.data,
-               flag_buf, out.data, np.uint32(n))
-    else:
-        blk = cl.Buffer(ctx.cl_context, cl.mem_flags.READ_WRITE, n * pl.G)
-        for mode in ("summary", "apply"):
-            k = kernel(ctx, "add.cl.mako", "add_sub", pl.work_group, MODE=mode, Q=pl.Q, IPI=pl.IPI,
-                       IPB=1, G=pl.G, **params)
-            launch(ctx, k, pl.groups(n), pl.work_group, a, np.uint64(sa), b, np.uint64(sb),
-                   out.data, flag_buf, blk, np.uint32(n))
-    return out, (flags.get(queue=ctx.queue)[:n].astype(bool) if want_flag else None)
+    args = (a, np.uint64(sa), b, np.uint64(sb), out.data, flag_buf)
+    for pl in P.scan_plans(ctx, m_need, n):
+        width = pl.IPI * pl.Q * pl.G
+        params = dict(OP=op, MA=ma, MB=mb, MR=mr, TOP_MASK=top, FLAG_LIMB=flag_limb,
+                      FLAG_BIT=flag_bit, FLAG_TOP=want_flag and flag_limb >= width,
+                      VEC_A=vec_ok(pl.Q, ma, sa), VEC_B=vec_ok(pl.Q, mb, sb), VEC_R=vec_ok(pl.Q, mr, mr),
+                      Q=pl.Q, IPI=pl.IPI, G=pl.G)
+        try:
+            if pl.mode == "single":
+                k = kernel(ctx, "add.cl.mako", "add_sub", pl.work_group, MODE="single", IPB=pl.IPB, **params)
+                launch(ctx, k, pl.groups(n), pl.work_group, *args, out.data, np.uint32(n))
+            else:
+                ks = [kernel(ctx, "add.cl.mako", "add_sub", pl.work_group, MODE=mode, IPB=1, **params)
+                      for mode in ("summary", "apply")]
+                blk = cl.Buffer(ctx.cl_context, cl.mem_flags.READ_WRITE, n * pl.G)
+                for k in ks:
+                    launch(ctx, k, pl.groups(n), pl.work_group, *args, blk, np.uint32(n))
+        except DoesNotFit:
+            continue
+        return out, (flags.get(queue=ctx.queue)[:n].astype(bool) if want_flag else None)
+    raise RuntimeError(f"no addition kernel fits this device for {m_need} limbs")
+
+
+def vec_ok(q: int, m: int, stride: int) -> bool:
+    """16-byte vector access is possible: whole, aligned vectors of 4 limbs per work-item."""
+    return q % 4 == 0 and m % 4 == 0 and stride % 4 == 0

@@ -5,17 +5,25 @@ import numpy as np
 import pyopencl.array as cla
 
 from . import plan as P
-from .render import kernel, launch
+from .add_n import vec_ok
+from .render import DoesNotFit, kernel, launch
 
 
 def compare3(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int) -> np.ndarray:
     """Per instance: 0 where a == b, 1 where a < b, 2 where a > b (numpy uint8)."""
     if n == 0:
         return np.zeros(0, np.uint8)
-    pl = P.scan_plan(ctx, max(ma, mb), n)
+    for pl in P.scan_plans(ctx, max(ma, mb), n):
+        try:
+            k = kernel(ctx, "compare.cl.mako", "compare", pl.work_group, MODE=pl.mode, Q=pl.Q,
+                       IPI=pl.IPI, IPB=pl.IPB, G=pl.G, MA=ma, MB=mb,
+                       VEC_A=vec_ok(pl.Q, ma, sa), VEC_B=vec_ok(pl.Q, mb, sb))
+        except DoesNotFit:
+            continue
+        break
+    else:
+        raise RuntimeError(f"no comparison kernel fits this device for {max(ma, mb)} limbs")
     out = cla.empty(ctx.queue, (n * pl.G,), np.uint8)
-    k = kernel(ctx, "compare.cl.mako", "compare", pl.work_group, MODE=pl.mode, Q=pl.Q, IPI=pl.IPI,
-               IPB=pl.IPB, G=pl.G, MA=ma, MB=mb)
     launch(ctx, k, pl.groups(n), pl.work_group, a, np.uint64(sa), b, np.uint64(sb), out.data, np.uint32(n))
     res = out.get(queue=ctx.queue).reshape(n, pl.G)
     if pl.G == 1:

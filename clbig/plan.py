@@ -41,9 +41,10 @@ def next_pow2(k: int) -> int:
     return 1 << max(0, (k - 1).bit_length())
 
 
-def scan_plan(ctx, m: int, n: int, stage_buffers: int = 1, q_options=(4, 8, 16),
-              target_items: int = 256) -> Plan:
-    """Plan for map–scan kernels (add, sub, compare) over instances of m limbs."""
+def scan_plans(ctx, m: int, n: int, stage_buffers: int = 1, q_options=(4, 8, 16),
+               target_items: int = 256):
+    """Plans for map–scan kernels (add, sub, compare) over instances of m limbs, best first;
+    the caller moves on when a built kernel turns out not to fit (DoesNotFit)."""
     max_items = ctx.max_items
     lmem = ctx.local_mem
 
@@ -57,9 +58,12 @@ def scan_plan(ctx, m: int, n: int, stage_buffers: int = 1, q_options=(4, 8, 16),
             ipb = max(1, min(target_items // ipi, n))
             while ipb > 1 and local_bytes(ipb * ipi, q) > lmem:
                 ipb //= 2
-            return Plan("single", q, ipi, ipb)
-    q = q_options[-1] if len(q_options) > 1 else q_options[0]
+            yield Plan("single", q, ipi, ipb)
+            if ipb > 1:
+                yield Plan("single", q, ipi, 1)
+    q = q_options[-1]
     ipi = min(max_items, target_items)
-    while ipi > 1 and local_bytes(ipi, q) > lmem:
+    while ipi > 1:
+        if local_bytes(ipi, q) <= lmem:
+            yield Plan("multi", q, ipi, 1, ceil_div(m, ipi * q))
         ipi //= 2
-    return Plan("multi", q, ipi, 1, ceil_div(m, ipi * q))

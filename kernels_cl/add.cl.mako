@@ -24,8 +24,8 @@ void add_sub(__global const limb_t *a, ulong sa, __global const limb_t *b, ulong
 % endif
     const uint limb_off = block * ${M}u, inst = inst0 + s;
     limb_t x[${Q}], y[${Q}], z[${Q}];
-    ${stage_in("x", "a", "sa", MA, "inst0", "n", "stage", "tid", WG, Q, M, "limb_off")}
-    ${stage_in("y", "b", "sb", MB, "inst0", "n", "stage", "tid", WG, Q, M, "limb_off")}
+    ${stage_in("x", "a", "sa", MA, "inst0", "n", "stage", "tid", WG, Q, M, "limb_off", VEC_A)}
+    ${stage_in("y", "b", "sb", MB, "inst0", "n", "stage", "tid", WG, Q, M, "limb_off", VEC_B)}
     uint v;
     ${add_chunk("z", lambda j: "x[%d]" % j, lambda j: "y[%d]" % j, Q, "v", negate_b=SUB)}
 % if MODE == "summary":
@@ -51,7 +51,12 @@ void add_sub(__global const limb_t *a, ulong sa, __global const limb_t *b, ulong
     ${seg_scan("sc", "s * %du" % IPI, [("v", "p")], IPI, "CARRY_OP", "CARRY_ID")}
     uint cin = (p > 0) ? (sc[s * ${IPI}u + p - 1u] & 1u) : cin0;
     ${apply_carry("z", "cin", Q)}
-  % if FLAG_LIMB is not None:
+  % if FLAG_LIMB is not None and FLAG_TOP:
+    /* the flag bit lies just above the computed width: it is the top carry (a+b), or its
+       complement (a-b: a borrow leaves no carry out of a + ~b + 1) */
+    if (p == ${IPI - 1}u && inst < n ${'&& block == %du' % (G - 1) if MODE == 'apply' else ''})
+        flag[inst] = (uchar)((v & 1u) ^ ${int(SUB)}u);
+  % elif FLAG_LIMB is not None:
     {   /* bit `bits` of the wide result: the carry of a+b, or 1 exactly when a-b borrowed */
         uint rel = ${FLAG_LIMB}u - limb_off - p * ${Q}u;
         if (${FLAG_LIMB}u >= limb_off + p * ${Q}u && rel < ${Q}u && inst < n) {
@@ -68,6 +73,6 @@ void add_sub(__global const limb_t *a, ulong sa, __global const limb_t *b, ulong
     if (limb_off + p * ${Q}u + ${j}u == ${MR - 1}u) z[${j}] &= ${TOP_MASK}u;
     % endfor
   % endif
-    ${stage_out("z", "r", MR, "inst0", "n", "stage", "tid", WG, Q, M, "limb_off")}
+    ${stage_out("z", "r", MR, "inst0", "n", "stage", "tid", WG, Q, M, "limb_off", VEC_R)}
 % endif
 }

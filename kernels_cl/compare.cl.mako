@@ -23,8 +23,8 @@ void compare(__global const limb_t *a, ulong sa, __global const limb_t *b, ulong
 % endif
     const uint limb_off = block * ${M}u, inst = inst0 + s;
     limb_t x[${Q}], y[${Q}];
-    ${stage_in("x", "a", "sa", MA, "inst0", "n", "stage", "tid", WG, Q, M, "limb_off")}
-    ${stage_in("y", "b", "sb", MB, "inst0", "n", "stage", "tid", WG, Q, M, "limb_off")}
+    ${stage_in("x", "a", "sa", MA, "inst0", "n", "stage", "tid", WG, Q, M, "limb_off", VEC_A)}
+    ${stage_in("y", "b", "sb", MB, "inst0", "n", "stage", "tid", WG, Q, M, "limb_off", VEC_B)}
     uint v;
     ${cmp_chunk(lambda j: "x[%d]" % j, lambda j: "y[%d]" % j, Q, "v")}
     ${seg_scan("sc", "s * %du" % IPI, [("v", "p")], IPI, "CMP_OP", "CMP_ID")}

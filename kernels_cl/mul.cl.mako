@@ -10,9 +10,9 @@
 ##   finishes the product (a multi-group addition).
 <%namespace file="blocks/common.mako" import="header"/>
 <%namespace file="blocks/stage.mako" import="load_local"/>
-<%namespace file="blocks/scan.mako" import="seg_scan"/>
-<%namespace file="blocks/arith.mako" import="carry_op_defs, apply_carry"/>
-<%namespace file="blocks/conv.mako" import="conv_chunk, add_spill"/>
+<%namespace file="blocks/arith.mako" import="carry_op_defs"/>
+<%namespace file="blocks/conv.mako" import="conv_chunk"/>
+<%namespace file="blocks/group.mako" import="group_product"/>
 <%
     WG = IPB * IPI if MODE == "single" else IPB  # multi: IPB is just the group size
     LPAD, RPAD = 3 * Q, 2 * Q
@@ -58,25 +58,10 @@ void mul(__global const limb_t *a, ulong sa, __global const limb_t *b, ulong sb,
     const uint reg = t / ${RC // 2}u, tr = t % ${RC // 2}u;
     const uint c1 = reg * ${RC}u + tr, c2 = reg * ${RC}u + ${RC - 1}u - tr;
     limb_t r1[${Q}], r2[${Q}];
-    ulong sp1, sp2;
-    ${conv_chunk("c1 * %du" % Q, "r1", "sp1", LA, LB, MA, MB, Q)}
-    ${conv_chunk("c2 * %du" % Q, "r2", "sp2", LA, LB, MA, MB, Q)}
 % if MODE == "single":
     __local ulong spl[${IPB * C}];
     __local uint sc[${IPB * C}];
-    spl[s * ${C}u + c1] = sp1;
-    spl[s * ${C}u + c2] = sp2;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    ulong in1 = c1 > 0 ? spl[s * ${C}u + c1 - 1u] : 0ul;
-    ulong in2 = spl[s * ${C}u + c2 - 1u];
-    uint v1, v2;
-    ${add_spill("r1", "in1", Q, "v1")}
-    ${add_spill("r2", "in2", Q, "v2")}
-    ${seg_scan("sc", "s * %du" % C, [("v1", "c1"), ("v2", "c2")], C, "CARRY_OP", "CARRY_ID")}
-    uint cin1 = c1 > 0 ? (sc[s * ${C}u + c1 - 1u] & 1u) : 0u;
-    uint cin2 = sc[s * ${C}u + c2 - 1u] & 1u;
-    ${apply_carry("r1", "cin1", Q)}
-    ${apply_carry("r2", "cin2", Q)}
+    ${group_product("r1", "r2", "c1", "c2", LA, LB, MA, MB, Q, "spl", "sc", "s * %du" % C, C)}
     if (inst < n) {
   % for rr, cc in (("r1", "c1"), ("r2", "c2")):
     %  for j in range(Q):
@@ -86,6 +71,9 @@ void mul(__global const limb_t *a, ulong sa, __global const limb_t *b, ulong sb,
   % endfor
     }
 % else:
+    ulong sp1, sp2;
+    ${conv_chunk("c1 * %du" % Q, "r1", "sp1", LA, LB, MA, MB, Q)}
+    ${conv_chunk("c2 * %du" % Q, "r2", "sp2", LA, LB, MA, MB, Q)}
   % for rr, cc, ss in (("r1", "c1", "sp1"), ("r2", "c2", "sp2")):
     % for j in range(Q):
     if (${cc} * ${Q}u + ${j}u < ${MR}u) r[(size_t)inst * ${MR}u + ${cc} * ${Q}u + ${j}u] = ${rr}[${j}];

@@ -16,7 +16,21 @@
 
 ## Fill the private chunk dst[0..Q) with limbs [base, base+Q) of instance `inst` (count limbs
 ## per instance in the group's flat layout), via the padded local `stage` buffer.
-<%def name="stage_in(dst, src, stride, m_src, inst0, n, stage, tid, WG, Q, M, limb_off='0')">
+## With `vec` (Q, m_src and the stride all multiples of 4) each work-item instead reads its
+## chunk as 16-byte vectors: still coalesced, and no local memory or barriers.
+<%def name="stage_in(dst, src, stride, m_src, inst0, n, stage, tid, WG, Q, M, limb_off='0', vec=False)">
+% if vec:
+    {
+        const uint _s = ${tid} / ${M // Q}u, _l = ${limb_off} + (${tid} % ${M // Q}u) * ${Q}u;
+        __global const limb_t *_p = ${src} + (size_t)(${inst0} + _s) * ${stride} + _l;
+  % for v in range(Q // 4):
+        {
+            uint4 _t = (${inst0} + _s < ${n} && _l + ${4 * v}u < ${m_src}u) ? vload4(${v}, _p) : (uint4)(0u);
+            ${dst}[${4 * v}] = _t.s0; ${dst}[${4 * v + 1}] = _t.s1; ${dst}[${4 * v + 2}] = _t.s2; ${dst}[${4 * v + 3}] = _t.s3;
+        }
+  % endfor
+    }
+% else:
     for (uint f = ${tid}; f < ${WG}u * ${Q}u; f += ${WG}u) {
         uint s = f / ${M}u, l = f % ${M}u + ${limb_off};
         limb_t v = 0;
@@ -29,10 +43,21 @@
     ${dst}[${j}] = ${stage}[PAD(${tid} * ${Q}u + ${j}u)];
 % endfor
     barrier(CLK_LOCAL_MEM_FENCE);
+% endif
 </%def>
 
 ## Inverse of stage_in: write chunk src[0..Q) back; only limbs l < m_dst of instances < n land.
-<%def name="stage_out(src, dst, m_dst, inst0, n, stage, tid, WG, Q, M, limb_off='0')">
+<%def name="stage_out(src, dst, m_dst, inst0, n, stage, tid, WG, Q, M, limb_off='0', vec=False)">
+% if vec:
+    {
+        const uint _s = ${tid} / ${M // Q}u, _l = ${limb_off} + (${tid} % ${M // Q}u) * ${Q}u;
+        __global limb_t *_p = ${dst} + (size_t)(${inst0} + _s) * ${m_dst}u + _l;
+  % for v in range(Q // 4):
+        if (${inst0} + _s < ${n} && _l + ${4 * v}u < ${m_dst}u)
+            vstore4((uint4)(${src}[${4 * v}], ${src}[${4 * v + 1}], ${src}[${4 * v + 2}], ${src}[${4 * v + 3}]), ${v}, _p);
+  % endfor
+    }
+% else:
 % for j in range(Q):
     ${stage}[PAD(${tid} * ${Q}u + ${j}u)] = ${src}[${j}];
 % endfor
@@ -43,4 +68,5 @@
             ${dst}[(size_t)(${inst0} + s) * ${m_dst}u + l] = ${stage}[PAD(f)];
     }
     barrier(CLK_LOCAL_MEM_FENCE);
+% endif
 </%def>
