@@ -28,7 +28,7 @@ def six_add(a, b, bits: int | None = None) -> BigIntArray:
     a, b, n, sa, sb, bits, mr, top = _setup(a, b, bits)
     ctx = a.ctx
     out = cla.empty(ctx.queue, (n, mr), np.uint32)
-    for pl in P.scan_plans(ctx, mr, n, q_options=(4, 8, 16)):
+    for pl in P.scan_plans(ctx, mr, n, chained=True):
         if pl.mode != "single":
             break
         try:

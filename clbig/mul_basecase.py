@@ -16,10 +16,12 @@ from .render import DoesNotFit, kernel, launch
 
 def _q_options(mr: int):
     if mr >= 64:
-        return (8, 16)
-    if mr >= 8:
-        return (4, 8, 16)
-    return (2, 4)
+        q = (8, 16)
+    elif mr >= 8:
+        q = (4, 8, 16)
+    else:
+        q = (2, 4)
+    return P.env_ints("CLBIG_MUL_Q", q)
 
 
 def _chunks(mr: int, q: int, regions: int) -> int:
@@ -32,8 +34,9 @@ def _local_bytes(ipb, q, ma, mb, c, b_global):
     return P.WORD * (ipb * (ald + (0 if b_global else bld)) + ipb * c * 3) + 16
 
 
-def single_plans(ctx, ma: int, mb: int, mr: int, n: int, target_items: int = 128):
+def single_plans(ctx, ma: int, mb: int, mr: int, n: int, target_items: int | None = None):
     """Candidate one-group launch parameters, fastest first."""
+    target_items = target_items or P.env_ints("CLBIG_MUL_ITEMS", (64,))[0]  # best of 64/128/256 on an H100
     regions = 2 if mr > max(ma, mb) else 1
     for q in _q_options(mr):
         c = _chunks(mr, q, regions)

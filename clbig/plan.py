@@ -6,6 +6,7 @@ plan switches to a multi-group path over G blocks of IPI*Q limbs.
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 WORD = 4  # bytes per limb
@@ -41,18 +42,33 @@ def next_pow2(k: int) -> int:
     return 1 << max(0, (k - 1).bit_length())
 
 
-def scan_plans(ctx, m: int, n: int, stage_buffers: int = 1, q_options=(4, 8, 16),
-               target_items: int = 256):
+def env_ints(name: str, default):
+    """Tuning override from the environment, e.g. CLBIG_SCAN_Q=8 or CLBIG_MUL_Q=4,8."""
+    v = os.environ.get(name)
+    return tuple(int(x) for x in v.split(",")) if v else default
+
+
+def scan_plans(ctx, m: int, n: int, stage_buffers: int = 1, q_options=None,
+               target_items: int = 256, chained: bool = False):
     """Plans for map–scan kernels (add, sub, compare) over instances of m limbs, best first;
     the caller moves on when a built kernel turns out not to fit (DoesNotFit)."""
+    q_options = env_ints("CLBIG_SCAN_Q", q_options or (4, 8, 16, 32))
     max_items = ctx.max_items
     lmem = ctx.local_mem
 
     def local_bytes(wg, q):
         return WORD * (stage_buffers * padded_words(wg * q) + wg + 4)
 
+    # Measured on an H100 (bench/results/tuning-h100-2026-11-22.log): Q = 4 wins for plain
+    # add at every size, up to 1024 work-items and then on the multi-group path; kernels that
+    # chain several scans (6-Add) prefer instances within target_items work-items.
     q_small = min(q_options[0], next_pow2(m))
-    for q in (q_small,) + tuple(x for x in q_options if x > q_small):
+    qs = (q_small,) + tuple(x for x in q_options if x > q_small)
+    if chained:
+        qs = [q for q in qs if ceil_div(m, q) <= target_items] + [q for q in qs if ceil_div(m, q) > target_items]
+    else:
+        qs = qs[:1]
+    for q in qs:
         ipi = ceil_div(m, q)
         if ipi <= max_items and local_bytes(ipi, q) <= lmem:
             ipb = max(1, min(target_items // ipi, n))
@@ -61,7 +77,7 @@ def scan_plans(ctx, m: int, n: int, stage_buffers: int = 1, q_options=(4, 8, 16)
             yield Plan("single", q, ipi, ipb)
             if ipb > 1:
                 yield Plan("single", q, ipi, 1)
-    q = q_options[-1]
+    q = q_options[0]
     ipi = min(max_items, target_items)
     while ipi > 1:
         if local_bytes(ipi, q) <= lmem:

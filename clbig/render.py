@@ -5,6 +5,9 @@ so a second process builds nothing.
 """
 from __future__ import annotations
 
+import os
+import shlex
+import sys
 from pathlib import Path
 
 import pyopencl as cl
@@ -29,6 +32,11 @@ class DoesNotFit(Exception):
     """A kernel specialisation exceeds this device's limits; the caller plans another path."""
 
 
+def _extra_options() -> list[str]:
+    """CLBIG_CL_OPTIONS adds compiler options (e.g. -cl-nv-verbose to see register use)."""
+    return shlex.split(os.environ.get("CLBIG_CL_OPTIONS", ""))
+
+
 def render(template: str, **params) -> str:
     return _lookup.get_template(template).render(**params)
 
@@ -44,7 +52,10 @@ def kernel(ctx, template: str, name: str, work_group: int | None = None, **param
     if k is None:
         src = render(template, **params)
         try:
-            prg = cl.Program(ctx.cl_context, src).build()
+            prg = cl.Program(ctx.cl_context, src).build(options=_extra_options())
+            if os.environ.get("CLBIG_BUILD_LOG"):
+                log = prg.get_build_info(ctx.device, cl.program_build_info.LOG).strip()
+                print(f"[clbig build] {template} {name} {params}: {log}", file=sys.stderr)
         except cl.RuntimeError as e:
             if "local" in str(e).lower() and "memory" in str(e).lower():
                 raise DoesNotFit(str(e)) from e
