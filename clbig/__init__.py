@@ -2,11 +2,11 @@
 from .array import BigIntArray, array, from_limbs
 from .devices import Context, DeviceInfo, current_context, devices
 from .profiling import profile
-from .ops import add, add_fixed, compare, mul, mul_low, sub, sub_fixed
+from .ops import add, add_fixed, compare, mul, mul_low, shift_left, shift_right, sub, sub_fixed
 from . import fused
 
 __version__ = "0.1.0"
 __all__ = [
     "BigIntArray", "Context", "DeviceInfo", "add", "add_fixed", "array", "compare",
-    "current_context", "devices", "from_limbs", "mul", "mul_low", "profile", "sub", "sub_fixed",
+    "current_context", "devices", "from_limbs", "mul", "mul_low", "profile", "shift_left", "shift_right", "sub", "sub_fixed",
 ]

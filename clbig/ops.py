@@ -136,3 +136,35 @@ def mul_low(a, b, bits: int | None = None) -> BigIntArray:
     bits = max(a.bits, b.bits) if bits is None else _check_bits(bits)
     out = mul_basecase.mul(a.ctx, a.data.data, sa, a.m, b.data.data, sb, b.m, n, bits)
     return _wrap(a.ctx, out, bits)
+
+
+# -- shifts -------------------------------------------------------------------------------
+def _shift_amount(k) -> int:
+    if not isinstance(k, (numbers.Integral, _MPZ)) or isinstance(k, (bool, np.bool_)):
+        raise TypeError(f"shift amount must be an integer, got {type(k).__name__}")
+    k = int(k)
+    if k < 0:
+        raise ValueError(f"negative shift count {k}")
+    return k
+
+
+def shift_left(a, k) -> BigIntArray:
+    """a << k, exact: the capacity grows to a.bits + k."""
+    from . import shift
+    k = _shift_amount(k)
+    a = _coerce(a, _context_of(a), "a")
+    bits = a.bits + k
+    if bits > 1 << 40:
+        raise OverflowError(f"a << {k} would need {bits} bits per element")
+    out = shift.shift(a.ctx, a.data.data, a.m, a.m, len(a), k, True, bits)
+    return _wrap(a.ctx, out, bits)
+
+
+def shift_right(a, k) -> BigIntArray:
+    """a >> k (floor division by 2**k); the capacity shrinks to max(a.bits - k, 1)."""
+    from . import shift
+    k = _shift_amount(k)
+    a = _coerce(a, _context_of(a), "a")
+    bits = max(a.bits - k, 1)
+    out = shift.shift(a.ctx, a.data.data, a.m, a.m, len(a), k, False, bits)
+    return _wrap(a.ctx, out, bits)

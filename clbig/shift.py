@@ -1,0 +1,21 @@
+"""Bit shifts of limb vectors (mpn_lshift / mpn_rshift)."""
+from __future__ import annotations
+
+import numpy as np
+import pyopencl.array as cla
+
+from . import plan as P
+from .render import kernel, launch
+
+
+def shift(ctx, a, sa: int, ma: int, n: int, k: int, left: bool, bits_out: int):
+    """a << k (left) or a >> k, as an (n, ceil(bits_out/32)) device array."""
+    mr = P.ceil_div(bits_out, 32)
+    out = cla.empty(ctx.queue, (n, mr), np.uint32)
+    if n == 0:
+        return out
+    krn = kernel(ctx, "shift.cl.mako", "shift", MA=ma, MR=mr, LEFT=left)
+    wg = min(256, ctx.max_items)
+    launch(ctx, krn, P.ceil_div(n * mr, wg), wg, a, np.uint64(sa), out.data, np.uint32(n),
+           np.uint64(k // 32), np.uint32(k % 32))
+    return out
