@@ -1,0 +1,208 @@
+"""BigIntArray construction and host exchange, devices() and Context selection / nesting."""
+import gmpy2
+import numpy as np
+import pytest
+
+import clbig
+from conftest import BATCH, check_values, edge_values, mask, rand_value
+
+
+def limbs_of(values, m):
+    """Host reference layout: (n, m) little-endian 32-bit limbs."""
+    return np.array([[(v >> (32 * j)) & 0xFFFFFFFF for j in range(m)] for v in values], dtype=np.uint32)
+
+
+# -- construction and round trips -------------------------------------------------------------
+@pytest.mark.parametrize("bits", [1, 7, 32, 33, 96, 100, 1056, 2 ** 14])
+def test_roundtrip_explicit_bits(rng, bits):
+    vals = edge_values(bits) + [rand_value(rng, bits) for _ in range(5)]
+    a = clbig.array(vals, bits=bits)
+    assert len(a) == len(vals)
+    assert a.bits == bits
+    assert a.m == -(-bits // 32)
+    check_values(a.tolist(), vals, f"array(bits={bits}).tolist()")
+
+
+@pytest.mark.parametrize("n", [1, 7, 1000])
+def test_roundtrip_batch_lengths(rng, n):
+    vals = [rand_value(rng, 200) for _ in range(n)]
+    a = clbig.array(vals)
+    assert len(a) == n
+    assert a.bits >= max(v.bit_length() for v in vals)
+    assert a.m * 32 >= a.bits
+    check_values(a.tolist(), vals, "tolist")
+
+
+def test_default_bits_hold_the_values():
+    vals = [0, 1, 2 ** 32, 2 ** 100 - 1]
+    a = clbig.array(vals)
+    assert a.bits >= 100
+    check_values(a.tolist(), vals, "tolist")
+    z = clbig.array([0, 0, 0])
+    assert z.bits >= 1 and z.m >= 1
+    assert z.tolist() == [0, 0, 0]
+
+
+def test_gmpy2_values_accepted():
+    vals = [gmpy2.mpz(2) ** 200 - 1, gmpy2.mpz(0), gmpy2.mpz(12345)]
+    a = clbig.array(vals, bits=200)
+    check_values(a.tolist(), [int(v) for v in vals], "mpz input")
+
+
+@pytest.mark.parametrize("bits", [32, 96, 100, 1056])
+def test_to_limbs_uint32(rng, bits):
+    vals = [rand_value(rng, bits) for _ in range(BATCH)] + [mask(bits), 0]
+    a = clbig.array(vals, bits=bits)
+    got = a.to_limbs(np.uint32)
+    m = -(-bits // 32)
+    assert got.dtype == np.uint32
+    assert got.shape == (len(vals), m)
+    np.testing.assert_array_equal(got, limbs_of(vals, m))
+
+
+@pytest.mark.parametrize("bits", [32, 64, 96, 100, 1056])
+def test_to_limbs_uint64(rng, bits):
+    """uint64 limbs pair the 32-bit limbs (odd counts padded with a zero high half)."""
+    vals = [rand_value(rng, bits) for _ in range(BATCH)] + [mask(bits)]
+    a = clbig.array(vals, bits=bits)
+    got = a.to_limbs(np.uint64)
+    m64 = -(-bits // 64)
+    assert got.dtype == np.uint64
+    assert got.shape == (len(vals), m64)
+    expect = [[(v >> (64 * j)) & mask(64) for j in range(m64)] for v in vals]
+    np.testing.assert_array_equal(got, np.array(expect, dtype=np.uint64))
+
+
+@pytest.mark.parametrize("bits", [32, 96, 100, 1056])
+def test_from_limbs_uint32(rng, bits):
+    vals = [rand_value(rng, bits) for _ in range(BATCH)] + [mask(bits), 0, 1]
+    m = -(-bits // 32)
+    a = clbig.from_limbs(limbs_of(vals, m), bits=bits)
+    assert a.bits == bits and len(a) == len(vals)
+    check_values(a.tolist(), vals, "from_limbs(uint32)")
+    b = clbig.from_limbs(limbs_of(vals, m))
+    assert b.bits >= bits
+    check_values(b.tolist(), vals, "from_limbs(uint32), default bits")
+
+
+@pytest.mark.parametrize("bits", [64, 96, 1056])
+def test_from_limbs_uint64(rng, bits):
+    vals = [rand_value(rng, bits) for _ in range(BATCH)] + [mask(bits)]
+    m64 = -(-bits // 64)
+    limbs = np.array([[(v >> (64 * j)) & mask(64) for j in range(m64)] for v in vals], dtype=np.uint64)
+    a = clbig.from_limbs(limbs, bits=bits)
+    assert a.bits == bits
+    check_values(a.tolist(), vals, "from_limbs(uint64)")
+
+
+def test_limbs_roundtrip_through_device(rng):
+    vals = [rand_value(rng, 1056) for _ in range(BATCH)]
+    a = clbig.array(vals, bits=1056)
+    check_values(clbig.from_limbs(a.to_limbs(np.uint32), bits=1056).tolist(), vals, "uint32 round trip")
+    check_values(clbig.from_limbs(a.to_limbs(np.uint64), bits=1056).tolist(), vals, "uint64 round trip")
+
+
+# -- devices -----------------------------------------------------------------------------------
+def test_devices_listing():
+    devs = clbig.devices()
+    assert len(devs) >= 1
+    assert [d.index for d in devs] == list(range(len(devs)))
+    for d in devs:
+        assert isinstance(d, clbig.DeviceInfo)
+        assert d.name and d.platform and isinstance(d.vendor, str) and isinstance(d.type, str)
+        assert d.compute_units >= 1 and d.local_mem > 0 and d.max_work_group_size >= 1
+
+
+def _dev_name(c):
+    return c.device.name.strip()
+
+
+def test_context_by_index_and_substring():
+    devs = clbig.devices()
+    for d in devs:
+        assert _dev_name(clbig.Context(d.index)) == d.name
+        # case-insensitive substring of "platform: device", here spanning the colon
+        sel = f"{d.platform[-3:]}: {d.name[:5]}"
+        assert _dev_name(clbig.Context(sel.upper())) == next(
+            e.name for e in devs if sel.lower() in f"{e.platform}: {e.name}".lower())
+        assert _dev_name(clbig.Context(d.name.swapcase())) == next(
+            e.name for e in devs if d.name.lower() in f"{e.platform}: {e.name}".lower())
+
+
+@pytest.mark.parametrize("kind", ["gpu", "cpu", "GPU", "Cpu"])
+def test_context_by_type(kind):
+    devs = clbig.devices()
+    of_kind = [d for d in devs if d.type.lower() == kind.lower()]
+    if of_kind:
+        assert _dev_name(clbig.Context(kind)) == of_kind[0].name
+    elif not any(kind.lower() in f"{d.platform}: {d.name}".lower() for d in devs):
+        with pytest.raises(ValueError):
+            clbig.Context(kind)
+
+
+def test_default_device_without_env(monkeypatch):
+    monkeypatch.delenv("CLBIG_DEVICE", raising=False)
+    devs = clbig.devices()
+    gpus = [d for d in devs if d.type.upper() == "GPU"]
+    cpus = [d for d in devs if d.type.upper() == "CPU"]
+    expected = (gpus or cpus)[0] if (gpus or cpus) else None
+    got = clbig.Context()
+    if expected is not None:
+        assert _dev_name(got) == expected.name
+
+
+def test_device_from_env(monkeypatch):
+    devs = clbig.devices()
+    d = devs[-1]
+    monkeypatch.setenv("CLBIG_DEVICE", d.name.upper())
+    assert _dev_name(clbig.Context()) == next(
+        e.name for e in devs if d.name.lower() in f"{e.platform}: {e.name}".lower())
+    monkeypatch.setenv("CLBIG_DEVICE", "no-such-device-zzqx")
+    with pytest.raises(ValueError, match="no-such-device-zzqx"):
+        clbig.Context()
+
+
+def test_no_matching_device_lists_devices():
+    with pytest.raises(ValueError) as ei:
+        clbig.Context("no-such-device-zzqx")
+    msg = str(ei.value)
+    for d in clbig.devices():
+        assert d.name in msg, f"device {d.name!r} not listed in: {msg}"
+
+
+def test_device_index_out_of_range():
+    with pytest.raises(ValueError):
+        clbig.Context(len(clbig.devices()) + 5)
+
+
+# -- contexts ----------------------------------------------------------------------------------
+def test_session_context_is_current(ctx):
+    assert clbig.current_context() is ctx
+
+
+def test_context_nesting_restores_previous(ctx, small_ctx_obj):
+    c1 = clbig.Context()
+    assert clbig.current_context() is ctx
+    with c1:
+        assert clbig.current_context() is c1
+        with small_ctx_obj:
+            assert clbig.current_context() is small_ctx_obj
+            inner = clbig.array([1, 2, 3])
+        assert clbig.current_context() is c1
+        with pytest.raises(RuntimeError):
+            with small_ctx_obj:
+                assert clbig.current_context() is small_ctx_obj
+                raise RuntimeError("boom")
+        assert clbig.current_context() is c1
+        outer = clbig.array([1, 2, 3])
+    assert clbig.current_context() is ctx
+    # arrays made inside each `with` belong to that context: mixing them is refused
+    with pytest.raises(ValueError):
+        inner + outer
+
+
+def test_arrays_follow_current_context(small_ctx):
+    """Values created and computed under another context are exact there too."""
+    a = clbig.array([mask(64), 5, 0], bits=64)
+    b = clbig.array([1, 7, 0], bits=64)
+    check_values((a + b).tolist(), [2 ** 64, 12, 0], "a+b in small context")

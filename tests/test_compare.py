@@ -1,0 +1,103 @@
+"""Comparisons (operators and clbig.compare) against gmpy2.cmp."""
+import gmpy2
+import numpy as np
+import pytest
+
+import clbig
+from conftest import (BATCH, LARGE_ADD_BITS, POW2_ADD, SMALL_CTX_BITS, WIDTH_PAIRS, check_bools,
+                      cmp_pairs, mask, rand_value)
+
+
+def expect_cmp(xs, ys):
+    if len(xs) == 1:
+        xs = xs * len(ys)
+    if len(ys) == 1:
+        ys = ys * len(xs)
+    return [gmpy2.cmp(gmpy2.mpz(x), gmpy2.mpz(y)) for x, y in zip(xs, ys)]
+
+
+def check_all(a, b, xs, ys, what):
+    """Every operator and compare(a, b, "cmp") on (a, b) against gmpy2.cmp of (xs, ys)."""
+    c = expect_cmp(xs, ys)
+    got = clbig.compare(a, b, "cmp")
+    assert got.dtype == np.int8, f"{what}: compare dtype {got.dtype}"
+    bad = np.nonzero(np.asarray(got) != np.array(c))[0]
+    if len(bad):
+        i = bad[0]
+        pytest.fail(f"{what}: compare cmp wrong at index {i}: got {got[i]}, expected {c[i]}")
+    check_bools(a < b, [v < 0 for v in c], what + " <")
+    check_bools(a <= b, [v <= 0 for v in c], what + " <=")
+    check_bools(a > b, [v > 0 for v in c], what + " >")
+    check_bools(a >= b, [v >= 0 for v in c], what + " >=")
+    check_bools(a == b, [v == 0 for v in c], what + " ==")
+    check_bools(a != b, [v != 0 for v in c], what + " !=")
+
+
+def run_cmp(pairs, ba, bb, what):
+    xs, ys = [p[0] for p in pairs], [p[1] for p in pairs]
+    check_all(clbig.array(xs, bits=ba), clbig.array(ys, bits=bb), xs, ys, what)
+
+
+@pytest.mark.parametrize("bits", POW2_ADD)
+def test_compare_pow2(rng, bits):
+    run_cmp(cmp_pairs(rng, bits, bits), bits, bits, f"compare {bits} bits")
+
+
+@pytest.mark.parametrize("ba,bb", WIDTH_PAIRS)
+def test_compare_widths(rng, ba, bb):
+    run_cmp(cmp_pairs(rng, ba, bb), ba, bb, f"compare {ba} vs {bb} bits")
+
+
+def test_equal_values_of_different_widths(rng):
+    """Equality is by value: a 32-bit and a 2048-bit array holding the same numbers."""
+    xs = [0, 1, mask(32), 2 ** 31, 12345]
+    run_cmp(list(zip(xs, xs)), 32, 2048, "equal values, 32 vs 2048 bits")
+    run_cmp(list(zip(xs, [x + 2 ** 2000 for x in xs])), 32, 2048, "high limb only, 32 vs 2048 bits")
+
+
+@pytest.mark.parametrize("n", [1, 7, 1000])
+def test_compare_batch_lengths(rng, n):
+    run_cmp(cmp_pairs(rng, 160, 160, n), 160, 160, f"compare n={n}")
+
+
+@pytest.mark.parametrize("bits", [96, 1024])
+def test_compare_broadcast(rng, bits):
+    xs = [rand_value(rng, bits) for _ in range(BATCH)]
+    pivot = xs[3]
+    xs += [pivot, pivot + 1 if pivot < mask(bits) else pivot - 1, 0, mask(bits)]
+    a, p = clbig.array(xs, bits=bits), clbig.array([pivot], bits=bits)
+    check_all(a, p, xs, [pivot], "a vs [p]")
+    check_all(p, a, [pivot], xs, "[p] vs a")
+    check_all(a, pivot, xs, [pivot], "a vs int")
+    check_all(a, 0, xs, [0], "a vs 0")
+    check_all(a, 2 ** (bits + 50), xs, [2 ** (bits + 50)], "a vs wider int")
+    # reflected operators: int on the left
+    c = expect_cmp([pivot], xs)
+    check_bools(pivot < a, [v < 0 for v in c], "int < a")
+    check_bools(pivot >= a, [v >= 0 for v in c], "int >= a")
+    check_bools(pivot == a, [v == 0 for v in c], "int == a")
+    check_all(p, clbig.array([pivot], bits=bits), [pivot], [pivot], "[p] vs [p]")
+
+
+@pytest.mark.parametrize("bits", SMALL_CTX_BITS)
+def test_compare_small_workgroups(small_ctx, rng, bits):
+    run_cmp(cmp_pairs(rng, bits, bits, 9), bits, bits, f"compare {bits} bits, wg<=8")
+
+
+def test_compare_small_workgroups_block_positions(small_ctx, rng):
+    """Differences confined to the lowest, a middle, or the highest block of a multi-group
+    instance, and differences in several blocks pointing opposite ways."""
+    bits = 2 ** 14
+    x = rng.getrandbits(bits)
+    ys = [x, x ^ 1, x ^ (1 << 5000), x ^ (1 << (bits - 1)), x ^ 1 ^ (1 << (bits - 1)),
+          x ^ (1 << 4095), x ^ (1 << 4096), x ^ (1 << 4100) ^ (1 << 9000), (x ^ (1 << 100)) ^ (1 << 12000)]
+    run_cmp([(x, y) for y in ys], bits, bits, "block positions, wg<=8")
+    run_cmp([(y, x) for y in ys], bits, bits, "block positions reversed, wg<=8")
+
+
+@pytest.mark.large
+def test_compare_large(rng):
+    bits = LARGE_ADD_BITS
+    x = rng.getrandbits(bits)
+    ys = [x, x ^ 1, x ^ (1 << (bits - 1)), x ^ (1 << (bits // 2))]
+    run_cmp([(x, y) for y in ys], bits, bits, f"compare {bits} bits")

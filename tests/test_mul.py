@@ -1,0 +1,115 @@
+"""Multiplication (exact a * b and the low half mul_low) against gmpy2."""
+import gmpy2
+import pytest
+
+import clbig
+from conftest import (BATCH, LARGE_MUL_BITS, POW2_MUL, WIDTH_PAIRS, check_values, limb_pattern,
+                      mask, rand_value)
+
+# Work-group cap 8: products up to 4096 x 4096 bits fit one group; 4128 bits and up do not.
+SMALL_MUL_BITS = [1056, 4096, 4128, 2 ** 14]
+
+
+def mul_pairs(rng, ba, bb, n=BATCH):
+    """n pairs: maxima (the largest partial-product carries), 0, 1, powers of two, limb patterns,
+    then random values."""
+    edges = [
+        (mask(ba), mask(bb)), (mask(ba), 1), (1, mask(bb)), (0, mask(bb)), (mask(ba), 0), (0, 0),
+        (1, 1), (1 << (ba - 1), 1 << (bb - 1)), (mask(ba), 1 << (bb - 1)),
+        (mask(ba // 2 or 1), mask(bb)), (limb_pattern(rng, ba), limb_pattern(rng, bb)),
+        (mask(ba) ^ min(0xFFFFFFFF, mask(ba)), mask(bb)),
+    ]
+    pairs = edges[:n]
+    while len(pairs) < n:
+        pairs.append((rand_value(rng, ba), rand_value(rng, bb)))
+    rng.shuffle(pairs)
+    return pairs
+
+
+def run_mul(pairs, ba, bb, what, low_bits=()):
+    xs, ys = [p[0] for p in pairs], [p[1] for p in pairs]
+    a, b = clbig.array(xs, bits=ba), clbig.array(ys, bits=bb)
+    full = [gmpy2.mpz(x) * y for x, y in pairs]
+    r = a * b
+    assert r.bits == ba + bb, f"{what}: capacity of a*b is {r.bits}, expected {ba + bb}"
+    assert len(r) == len(pairs)
+    check_values(r.tolist(), full, what, (xs, ys))
+    check_values(clbig.mul(a, b).tolist(), full, what + " (clbig.mul)", (xs, ys))
+    check_values(a.tolist(), xs, what + ": operand a modified")
+    check_values(b.tolist(), ys, what + ": operand b modified")
+    lo = clbig.mul_low(a, b)
+    w = max(ba, bb)
+    assert lo.bits == w, f"{what}: mul_low default bits {lo.bits}, expected {w}"
+    check_values(lo.tolist(), [p & mask(w) for p in full], what + " mul_low", (xs, ys))
+    for bits in low_bits:
+        lo = clbig.mul_low(a, b, bits=bits)
+        assert lo.bits == bits
+        check_values(lo.tolist(), [p & mask(bits) for p in full], f"{what} mul_low bits={bits}", (xs, ys))
+
+
+@pytest.mark.parametrize("bits", POW2_MUL)
+def test_mul_pow2(rng, bits):
+    run_mul(mul_pairs(rng, bits, bits), bits, bits, f"mul {bits} bits")
+
+
+def test_mul_2_17_bits(rng):
+    bits = 2 ** 17
+    pairs = [(mask(bits), mask(bits)), (rand_value(rng, bits), rand_value(rng, bits)),
+             (limb_pattern(rng, bits), mask(bits))]
+    run_mul(pairs, bits, bits, f"mul {bits} bits")
+
+
+@pytest.mark.parametrize("ba,bb", WIDTH_PAIRS)
+def test_mul_widths(rng, ba, bb):
+    run_mul(mul_pairs(rng, ba, bb), ba, bb, f"mul {ba}x{bb} bits")
+
+
+def test_mul_low_explicit_bits(rng):
+    ba, bb = 96, 64
+    run_mul(mul_pairs(rng, ba, bb), ba, bb, "mul_low 96x64",
+            low_bits=[1, 31, 32, 33, 100, ba + bb, ba + bb + 40])
+
+
+@pytest.mark.parametrize("n", [1, 7, 1000])
+def test_mul_batch_lengths(rng, n):
+    run_mul(mul_pairs(rng, 160, 160, n), 160, 160, f"mul n={n}")
+
+
+@pytest.mark.parametrize("bits", [96, 1024])
+def test_mul_broadcast(rng, bits):
+    xs = [rand_value(rng, bits) for _ in range(BATCH)] + [mask(bits), 0, 1]
+    c = mask(bits)
+    a, cb = clbig.array(xs, bits=bits), clbig.array([c], bits=bits)
+    for r, what in ((a * cb, "a * [c]"), (cb * a, "[c] * a"), (clbig.mul(cb, a), "mul([c], a)")):
+        assert r.bits == 2 * bits
+        check_values(r.tolist(), [gmpy2.mpz(x) * c for x in xs], what)
+    lo = clbig.mul_low(cb, a)
+    check_values(lo.tolist(), [(x * c) & mask(bits) for x in xs], "mul_low([c], a)")
+    check_values((cb * cb).tolist(), [c * c], "[c] * [c]")
+
+
+@pytest.mark.parametrize("k", [0, 1, 3, 2 ** 32 - 1, 2 ** 100 + 7])
+def test_mul_python_int(rng, k):
+    bits = 96
+    xs = [rand_value(rng, bits) for _ in range(BATCH)] + [mask(bits), 0]
+    a = clbig.array(xs, bits=bits)
+    check_values((a * k).tolist(), [gmpy2.mpz(x) * k for x in xs], f"a * {k}")
+    check_values((k * a).tolist(), [gmpy2.mpz(x) * k for x in xs], f"{k} * a")
+    check_values(clbig.mul(k, a).tolist(), [gmpy2.mpz(x) * k for x in xs], f"mul({k}, a)")
+
+
+@pytest.mark.parametrize("bits", SMALL_MUL_BITS)
+def test_mul_small_workgroups(small_ctx, rng, bits):
+    run_mul(mul_pairs(rng, bits, bits, 9), bits, bits, f"mul {bits} bits, wg<=8")
+
+
+def test_mul_small_workgroups_unequal(small_ctx, rng):
+    run_mul(mul_pairs(rng, 2 ** 14, 96, 9), 2 ** 14, 96, "mul 2^14 x 96 bits, wg<=8")
+    run_mul(mul_pairs(rng, 96, 2 ** 14, 9), 96, 2 ** 14, "mul 96 x 2^14 bits, wg<=8")
+
+
+@pytest.mark.large
+def test_mul_large(rng):
+    bits = LARGE_MUL_BITS
+    y = limb_pattern(rng, bits)
+    run_mul([(mask(bits), y)], bits, bits, f"mul {bits} bits")
