@@ -1,0 +1,166 @@
+"""Command line: `python -m clbig info` and `python -m clbig demo`.
+
+info   lists the OpenCL platforms and devices with the limits clbig plans its launches by, and
+       the device that clbig picks by default (CLBIG_DEVICE, else the first GPU, else a CPU).
+demo   the quick start: random big integers, a*b and a+b on the default device, every result
+       checked against gmpy2, with clbig's device time, the wall time and gmpy2's time.
+       Exits 1 on any wrong result.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import sys
+import time
+
+
+def _fmt_bytes(n: int) -> str:
+    return f"{n / 2**20:g} MiB" if n >= 2**20 else f"{n / 2**10:g} KiB"
+
+
+def cmd_info(args) -> int:
+    import pyopencl as cl
+
+    import clbig
+
+    infos = clbig.devices()
+    if not infos:
+        print("No OpenCL device found. Install one, e.g. PoCL for the CPU: pip install \".[pocl]\"")
+        return 1
+    print(f"clbig {clbig.__version__} (from {os.path.dirname(clbig.__file__)})")
+    print(f"pyopencl {cl.VERSION_TEXT}")
+    platform = None
+    for info in infos:
+        if info.platform != platform:
+            platform = info.platform
+            print(f"\nPlatform: {platform}")
+        print(f"  [{info.index}] {info.name} ({info.type}, vendor {info.vendor})")
+        print(f"      compute units        {info.compute_units}")
+        print(f"      local memory         {_fmt_bytes(info.local_mem)} ({info.local_mem} bytes)")
+        print(f"      max work-group size  {info.max_work_group_size}")
+        try:
+            items = clbig.Context(info.index).max_items
+            print(f"      clbig max_items      {items}  (work-items per group clbig plans with)")
+        except Exception as e:  # noqa: BLE001  (a device that cannot make a context)
+            print(f"      clbig max_items      unavailable: {type(e).__name__}: {e}")
+    print()
+    sel = os.environ.get("CLBIG_DEVICE")
+    how = f"CLBIG_DEVICE={sel!r}" if sel else "no CLBIG_DEVICE: first GPU, else first CPU"
+    try:
+        ctx = clbig.current_context()
+    except Exception as e:  # noqa: BLE001
+        print(f"Default device ({how}): none: {e}")
+        return 1
+    print(f"Default device ({how}): {ctx.name}")
+    return 0
+
+
+def _timed(fn):
+    t0 = time.perf_counter()
+    out = fn()
+    return out, time.perf_counter() - t0
+
+
+def _short(v) -> str:
+    h = hex(int(v))
+    return h if len(h) <= 42 else f"{h[:20]}...{h[-20:]}"
+
+
+def _check(name: str, got: list[int], want: list) -> int:
+    bad = [i for i, (g, w) in enumerate(zip(got, want)) if g != w]
+    if len(got) != len(want):
+        print(f"  {name}: MISMATCH: {len(got)} results for {len(want)} inputs")
+        return 1
+    if bad:
+        i = bad[0]
+        print(f"  {name}: MISMATCH in {len(bad)} of {len(want)} results; first at index {i}:"
+              f" got {_short(got[i])}, want {_short(want[i])}")
+        return len(bad)
+    print(f"  {name}: all {len(want)} results match gmpy2")
+    return 0
+
+
+def _run_op(name, ctx, clbig_fn, gmpy_fn, rows):
+    """Warm up (kernel build), then time clbig on the device and gmpy2 on the host; check."""
+    import clbig
+
+    clbig_fn()          # builds and caches the kernels for this shape
+    ctx.finish()
+    with clbig.profile() as p:
+        t0 = time.perf_counter()
+        r = clbig_fn()
+        ctx.finish()
+        wall = time.perf_counter() - t0
+    got = r.tolist()
+    want, t_gmp = _timed(gmpy_fn)
+    rows.append((name, p.seconds, p.kernels, wall, t_gmp))
+    return _check(name, got, want)
+
+
+def cmd_demo(args) -> int:
+    import gmpy2
+
+    import clbig
+
+    if args.n < 1 or args.bits < 1:
+        print("demo: --n and --bits must be positive", file=sys.stderr)
+        return 2
+    try:
+        ctx = clbig.Context(args.device) if args.device else clbig.Context()
+    except (RuntimeError, ValueError) as e:
+        print(f"demo: {e}", file=sys.stderr)
+        return 3
+    rng = random.Random(args.seed)
+    n, bits = args.n, args.bits
+    print(f"clbig demo: n={n} random {bits}-bit integers (seed {args.seed})")
+    print(f"device: {ctx.name}")
+
+    xs = [rng.getrandbits(bits) for _ in range(n)]
+    ys = [rng.getrandbits(bits) for _ in range(n)]
+    (a, b), t_up = _timed(lambda: (clbig.array(xs, bits=bits, ctx=ctx), clbig.array(ys, bits=bits, ctx=ctx)))
+    ctx.finish()
+    ga = [gmpy2.mpz(x) for x in xs]
+    gb = [gmpy2.mpz(y) for y in ys]
+    print(f"upload: {t_up * 1e3:.1f} ms for 2 x {n} integers")
+
+    rows = []
+    wrong = 0
+    have_mul = hasattr(clbig, "mul") or hasattr(clbig.ops, "mul")
+    if have_mul:
+        wrong += _run_op("a*b", ctx, lambda: a * b, lambda: [x * y for x, y in zip(ga, gb)], rows)
+    else:
+        print("  a*b: skipped (this clbig has no multiplication)")
+    wrong += _run_op("a+b", ctx, lambda: a + b, lambda: [x + y for x, y in zip(ga, gb)], rows)
+
+    print()
+    print(f"{'op':<5} {'device time':>14} {'kernels':>8} {'wall time':>12} {'gmpy2':>12}")
+    for name, dev_s, kernels, wall, t_gmp in rows:
+        print(f"{name:<5} {dev_s * 1e3:>11.3f} ms {kernels:>8} {wall * 1e3:>9.3f} ms {t_gmp * 1e3:>9.3f} ms")
+    print("(device time: clbig.profile(), kernels only; wall: the call until the queue is done,"
+          " kernels already built; gmpy2: one host thread)")
+    if wrong:
+        print(f"FAILED: {wrong} wrong result(s)")
+        return 1
+    print("OK: every result matches gmpy2")
+    return 0
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m clbig", description="clbig: big unsigned integers on OpenCL devices")
+    sub = parser.add_subparsers(dest="cmd", required=True)
+    p_info = sub.add_parser("info", help="list OpenCL devices, their limits and the default choice")
+    p_info.set_defaults(fn=cmd_info)
+    p_demo = sub.add_parser("demo", help="a*b and a+b on random integers, checked against gmpy2")
+    p_demo.add_argument("--n", type=int, default=4096, help="batch size (default 4096)")
+    p_demo.add_argument("--bits", type=int, default=2048, help="bits per integer (default 2048)")
+    p_demo.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
+    p_demo.add_argument("--device", default=None,
+                        help="device selector as for clbig.Context (default: CLBIG_DEVICE, else GPU, else CPU)")
+    p_demo.set_defaults(fn=cmd_demo)
+    args = parser.parse_args(argv)
+    return args.fn(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
