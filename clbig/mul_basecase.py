@@ -44,7 +44,7 @@ def single_plans(ctx, ma: int, mb: int, mr: int, n: int, target_items: int | Non
         if ipi > ctx.max_items:
             continue
         for b_global in (False, True):
-            ipb = max(1, min(target_items // ipi, n))
+            ipb = max(1, min(min(target_items, ctx.max_items) // ipi, n))
             while ipb > 1 and _local_bytes(ipb, q, ma, mb, c, b_global) > ctx.local_mem:
                 ipb //= 2
             if _local_bytes(ipb, q, ma, mb, c, b_global) <= ctx.local_mem:

@@ -71,7 +71,7 @@ def scan_plans(ctx, m: int, n: int, stage_buffers: int = 1, q_options=None,
     for q in qs:
         ipi = ceil_div(m, q)
         if ipi <= max_items and local_bytes(ipi, q) <= lmem:
-            ipb = max(1, min(target_items // ipi, n))
+            ipb = max(1, min(min(target_items, max_items) // ipi, n))
             while ipb > 1 and local_bytes(ipb * ipi, q) > lmem:
                 ipb //= 2
             yield Plan("single", q, ipi, ipb)
