@@ -34,15 +34,15 @@ def addsub(ctx, op: str, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits:
         return out, (np.zeros(0, bool) if want_flag else None)
     flag_buf = flags.data if want_flag else out.data  # unused when FLAG_LIMB is None
     args = (a, np.uint64(sa), b, np.uint64(sb), out.data, flag_buf)
-    for pl in P.scan_plans(ctx, m_need, n):
+    for pl in _rows_plans(ctx, m_need, n, ma, mb, mr, sa, sb, want_flag, flag_limb) + list(P.scan_plans(ctx, m_need, n)):
         width = pl.IPI * pl.Q * pl.G
         params = dict(OP=op, MA=ma, MB=mb, MR=mr, TOP_MASK=top, FLAG_LIMB=flag_limb,
                       FLAG_BIT=flag_bit, FLAG_TOP=want_flag and flag_limb >= width,
                       VEC_A=vec_ok(pl.Q, ma, sa), VEC_B=vec_ok(pl.Q, mb, sb), VEC_R=vec_ok(pl.Q, mr, mr),
                       Q=pl.Q, IPI=pl.IPI, G=pl.G)
         try:
-            if pl.mode == "single":
-                k = kernel(ctx, "add.cl.mako", "add_sub", pl.work_group, MODE="single", IPB=pl.IPB, **params)
+            if pl.mode in ("single", "rows"):
+                k = kernel(ctx, "add.cl.mako", "add_sub", pl.work_group, MODE=pl.mode, IPB=pl.IPB, **params)
                 launch(ctx, k, pl.groups(n), pl.work_group, *args, out.data, np.uint32(n))
             else:
                 ks = [kernel(ctx, "add.cl.mako", "add_sub", pl.work_group, MODE=mode, IPB=1, **params)
@@ -59,3 +59,15 @@ def addsub(ctx, op: str, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits:
 def vec_ok(q: int, m: int, stride: int) -> bool:
     """16-byte vector access is possible: whole, aligned vectors of 4 limbs per work-item."""
     return q % 4 == 0 and m % 4 == 0 and stride % 4 == 0
+
+
+def _rows_plans(ctx, m_need, n, ma, mb, mr, sa, sb, want_flag, flag_limb):
+    """The single-pass layout for big instances (see MODE "rows" in add.cl.mako): up to 16
+    rows of 4 limbs per work-item, at most 256 work-items, 16-byte aligned operands only."""
+    ipi = min(256, ctx.max_items)
+    if m_need <= 4 * ipi or not all(x % 4 == 0 for x in (ma, mb, mr, sa, sb)):
+        return []
+    rows = P.ceil_div(m_need, 4 * ipi)
+    if rows > 16:
+        return []
+    return [P.Plan("rows", 4 * rows, ipi, 1)]

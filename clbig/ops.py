@@ -120,9 +120,11 @@ def compare(a, b, which: str = "cmp") -> np.ndarray:
 
 
 # -- multiplication -----------------------------------------------------------------------
-def mul(a, b) -> BigIntArray:
-    """Exact a * b; the result's capacity is a.bits + b.bits."""
+def mul(a, b):
+    """Exact a * b; the result's capacity is a.bits + b.bits. Two plain ints give an int."""
     from . import mul_basecase
+    if _is_scalar(a) and _is_scalar(b):  # one product of two plain integers gives an int
+        return mul([a], [b]).tolist()[0]
     a, b, n, sa, sb = operands(a, b)
     bits = a.bits + b.bits
     out = mul_basecase.mul(a.ctx, a.data.data, sa, a.m, b.data.data, sb, b.m, n, bits)

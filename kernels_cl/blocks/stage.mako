@@ -17,7 +17,9 @@
 ## Fill the private chunk dst[0..Q) with limbs [base, base+Q) of instance `inst` (count limbs
 ## per instance in the group's flat layout), via the padded local `stage` buffer.
 ## With `vec` (Q, m_src and the stride all multiples of 4) each work-item instead reads its
-## chunk as 16-byte vectors: still coalesced, and no local memory or barriers.
+## chunk as 16-byte vectors: still coalesced, and no local memory or barriers. The pointer is
+## cast to uint4 (buffers are 16-byte aligned and so is every offset here): vload4 on a
+## uint pointer only promises 4-byte alignment and may compile to four narrow loads.
 <%def name="stage_in(dst, src, stride, m_src, inst0, n, stage, tid, WG, Q, M, limb_off='0', vec=False)">
 % if vec:
     {
@@ -25,7 +27,7 @@
         __global const limb_t *_p = ${src} + (size_t)(${inst0} + _s) * ${stride} + _l;
   % for v in range(Q // 4):
         {
-            uint4 _t = (${inst0} + _s < ${n} && _l + ${4 * v}u < ${m_src}u) ? vload4(${v}, _p) : (uint4)(0u);
+            uint4 _t = (${inst0} + _s < ${n} && _l + ${4 * v}u < ${m_src}u) ? ((__global const uint4 *)_p)[${v}] : (uint4)(0u);
             ${dst}[${4 * v}] = _t.s0; ${dst}[${4 * v + 1}] = _t.s1; ${dst}[${4 * v + 2}] = _t.s2; ${dst}[${4 * v + 3}] = _t.s3;
         }
   % endfor
@@ -54,7 +56,7 @@
         __global limb_t *_p = ${dst} + (size_t)(${inst0} + _s) * ${m_dst}u + _l;
   % for v in range(Q // 4):
         if (${inst0} + _s < ${n} && _l + ${4 * v}u < ${m_dst}u)
-            vstore4((uint4)(${src}[${4 * v}], ${src}[${4 * v + 1}], ${src}[${4 * v + 2}], ${src}[${4 * v + 3}]), ${v}, _p);
+            ((__global uint4 *)_p)[${v}] = (uint4)(${src}[${4 * v}], ${src}[${4 * v + 1}], ${src}[${4 * v + 2}], ${src}[${4 * v + 3}]);
   % endfor
     }
 % else:
