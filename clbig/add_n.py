@@ -34,12 +34,13 @@ def addsub(ctx, op: str, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits:
         return out, (np.zeros(0, bool) if want_flag else None)
     flag_buf = flags.data if want_flag else out.data  # unused when FLAG_LIMB is None
     args = (a, np.uint64(sa), b, np.uint64(sb), out.data, flag_buf)
-    for pl in _rows_plans(ctx, m_need, n, ma, mb, mr, sa, sb, want_flag, flag_limb) + list(P.scan_plans(ctx, m_need, n)):
-        width = pl.IPI * pl.Q * pl.G
+    for pl in _rows_plans(ctx, m_need, n, ma, mb, mr, sa, sb) + list(P.scan_plans(ctx, m_need, n)):
+        per_item = 4 if (pl.mode == "rows" and not pl.chain) else pl.Q  # limbs of one instance
+        width = pl.IPI * per_item * pl.G
         params = dict(OP=op, MA=ma, MB=mb, MR=mr, TOP_MASK=top, FLAG_LIMB=flag_limb,
                       FLAG_BIT=flag_bit, FLAG_TOP=want_flag and flag_limb >= width,
                       VEC_A=vec_ok(pl.Q, ma, sa), VEC_B=vec_ok(pl.Q, mb, sb), VEC_R=vec_ok(pl.Q, mr, mr),
-                      Q=pl.Q, IPI=pl.IPI, G=pl.G)
+                      Q=pl.Q, IPI=pl.IPI, G=pl.G, CHAIN=pl.chain)
         try:
             if pl.mode in ("single", "rows"):
                 k = kernel(ctx, "add.cl.mako", "add_sub", pl.work_group, MODE=pl.mode, IPB=pl.IPB, **params)
@@ -61,13 +62,17 @@ def vec_ok(q: int, m: int, stride: int) -> bool:
     return q % 4 == 0 and m % 4 == 0 and stride % 4 == 0
 
 
-def _rows_plans(ctx, m_need, n, ma, mb, mr, sa, sb, want_flag, flag_limb):
-    """The single-pass layout for big instances (see MODE "rows" in add.cl.mako): up to 16
-    rows of 4 limbs per work-item, at most 256 work-items, 16-byte aligned operands only."""
+def _rows_plans(ctx, m_need, n, ma, mb, mr, sa, sb):
+    """Plans for the 16-byte row layout (MODE "rows" in add.cl.mako), 16-byte aligned operands
+    only: big instances as up to 16 chained rows of 4*256 limbs; small ones as R independent
+    rows of IPB instances each (CLBIG_ADD_ROWS tunes R)."""
+    if not all(x % 4 == 0 for x in (ma, mb, mr, sa, sb)):
+        return []
     ipi = min(256, ctx.max_items)
-    if m_need <= 4 * ipi or not all(x % 4 == 0 for x in (ma, mb, mr, sa, sb)):
-        return []
-    rows = P.ceil_div(m_need, 4 * ipi)
-    if rows > 16:
-        return []
-    return [P.Plan("rows", 4 * rows, ipi, 1)]
+    if m_need > 4 * ipi:
+        rows = P.ceil_div(m_need, 4 * ipi)
+        return [P.Plan("rows", 4 * rows, ipi, 1, chain=True)] if rows <= 16 else []
+    ipi = m_need // 4
+    ipb = max(1, min(min(256, ctx.max_items) // ipi, n))
+    rows = min(P.env_ints("CLBIG_ADD_ROWS", (1,))[0], P.ceil_div(n, ipb))
+    return [P.Plan("rows", 4 * rows, ipi, ipb, chain=False)]

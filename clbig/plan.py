@@ -19,14 +19,19 @@ class Plan:
     IPI: int
     IPB: int
     G: int = 1
+    chain: bool = False  # "rows" mode: rows are pieces of one instance (else independent)
 
     @property
     def work_group(self) -> int:
         return self.IPB * self.IPI
 
     def groups(self, n: int) -> int:
+        if self.mode == "rows" and not self.chain:
+            return -(-n // (self.IPB * (self.Q // 4)))
         if self.mode == "single":
             return -(-n // self.IPB)
+        if self.mode == "rows":
+            return n
         return n * self.G
 
 
@@ -53,6 +58,7 @@ def scan_plans(ctx, m: int, n: int, stage_buffers: int = 1, q_options=None,
     """Plans for map–scan kernels (add, sub, compare) over instances of m limbs, best first;
     the caller moves on when a built kernel turns out not to fit (DoesNotFit)."""
     q_options = env_ints("CLBIG_SCAN_Q", q_options or (4, 8, 16, 32))
+    target_items = env_ints("CLBIG_SCAN_ITEMS", (target_items,))[0]
     max_items = ctx.max_items
     lmem = ctx.local_mem
 

@@ -82,22 +82,28 @@ void add_sub(__global const limb_t *a, ulong sa, __global const limb_t *b, ulong
 % endif
 }
 
-## MODE "rows": one big instance per group (IPB = 1) seen as R = Q/4 rows of 4*IPI limbs; a
-## work-item holds 4 limbs of every row, so each 16-byte load of a row is contiguous across
-## work-items. The rows' carry bits are packed into one word (g in bits 0..15, p in bits
-## 16..31) and scanned for all rows at once; the rows then chain through their totals.
+## MODE "rows": each work-item holds 4 limbs in each of R rows, so every 16-byte load of a
+## row is contiguous across the group; the rows' carry bits are packed into one word (g in bits
+## 0..15, p in bits 16..31) and scanned for all rows at once. With CHAIN, the rows are
+## consecutive pieces of one big instance (IPB = 1) and chain through their totals; without,
+## row r holds its own IPB instances, which puts R independent loads in flight per work-item.
 <%def name="rows_body()">
 <% RL = 4 * IPI %>
 #define ROWS_OP(lo, hi) (((hi) & 0xFFFFu) | (((hi) >> 16) & (lo) & 0xFFFFu) | ((lo) & (hi) & 0xFFFF0000u))
-    const uint inst = get_group_id(0);
-    __global const limb_t *ap = a + (size_t)inst * sa, *bp = b + (size_t)inst * sb;
     limb_t z[${R}][4];
     uint v = 0;
 % for row in range(R):
+  % if CHAIN:
+    const uint inst${row} = get_group_id(0), l${row} = ${row * RL}u + 4u * p;
+  % else:
+    const uint inst${row} = (get_group_id(0) * ${R}u + ${row}u) * ${IPB}u + s, l${row} = 4u * p;
+  % endif
     {
-        const uint l = ${row * RL}u + 4u * p;
-        uint4 x = l < ${MA}u ? ((__global const uint4 *)(ap + l))[0] : (uint4)(0u);
-        uint4 y = l < ${MB}u ? ((__global const uint4 *)(bp + l))[0] : (uint4)(0u);
+        const int ok = inst${row} < n;
+        __global const limb_t *ap = a + (size_t)(ok ? inst${row} : 0u) * sa + l${row};
+        __global const limb_t *bp = b + (size_t)(ok ? inst${row} : 0u) * sb + l${row};
+        uint4 x = (ok && l${row} < ${MA}u) ? ((__global const uint4 *)ap)[0] : (uint4)(0u);
+        uint4 y = (ok && l${row} < ${MB}u) ? ((__global const uint4 *)bp)[0] : (uint4)(0u);
         uint sm;
         ${add_chunk("z[%d]" % row, lambda j: "x.s%d" % j, lambda j: "y.s%d" % j, 4, "sm", negate_b=SUB)}
         v |= (sm & 1u) << ${row} | (sm >> 1) << ${16 + row};
@@ -106,30 +112,29 @@ void add_sub(__global const limb_t *a, ulong sa, __global const limb_t *b, ulong
 % if R < 16:
     v |= ${hex((0xFFFF << (16 + R)) & 0xFFFFFFFF)}u;  /* unused rows propagate */
 % endif
-    ${seg_scan("sc", "0u", [("v", "p")], IPI, "ROWS_OP", "0xFFFF0000u")}
-    const uint ex = p > 0 ? sc[p - 1u] : 0xFFFF0000u;
-    const uint tot = sc[${IPI - 1}u];
-    uint c = ${int(SUB)}u;   /* carry into the current row */
+    ${seg_scan("sc", "s * %du" % IPI, [("v", "p")], IPI, "ROWS_OP", "0xFFFF0000u")}
+    const uint ex = p > 0 ? sc[s * ${IPI}u + p - 1u] : 0xFFFF0000u;
+    const uint tot = sc[s * ${IPI}u + ${IPI - 1}u];
+    uint c = ${int(SUB)}u;   /* carry into the current row (CHAIN) */
 % for row in range(R):
     {
         uint cin = ((ex >> ${row}) & 1u) | ((ex >> ${16 + row}) & c);
         ${apply_carry("z[%d]" % row, "cin", 4)}
-        c = ((tot >> ${row}) & 1u) | ((tot >> ${16 + row}) & c);
-    }
-% endfor
-  % if FLAG_LIMB is not None and FLAG_TOP:
-    if (p == 0u) flag[inst] = (uchar)(c ^ ${int(SUB)}u);
-  % elif FLAG_LIMB is not None:
-    if (p == ${(FLAG_LIMB % RL) // 4}u) flag[inst] = (uchar)((z[${FLAG_LIMB // RL}][${FLAG_LIMB % 4}] >> ${FLAG_BIT}u) & 1u);
+        uint cout = ((tot >> ${row}) & 1u) | ((tot >> ${16 + row}) & c);
+  % if CHAIN:
+        c = cout;
   % endif
-  % if TOP_MASK != 0xFFFFFFFF:
-    if (p == ${((MR - 1) % RL) // 4}u) z[${(MR - 1) // RL}][${(MR - 1) % 4}] &= ${TOP_MASK}u;
+  % if FLAG_LIMB is not None and FLAG_TOP and (not CHAIN or row == R - 1):
+        if (p == 0u && inst${row} < n) flag[inst${row}] = (uchar)(cout ^ ${int(SUB)}u);
+  % elif FLAG_LIMB is not None and not FLAG_TOP and FLAG_LIMB // RL == (row if CHAIN else FLAG_LIMB // RL):
+        if (p == ${(FLAG_LIMB % RL) // 4}u && inst${row} < n)
+            flag[inst${row}] = (uchar)((z[${row}][${FLAG_LIMB % 4}] >> ${FLAG_BIT}u) & 1u);
   % endif
-% for row in range(R):
-    {
-        const uint l = ${row * RL}u + 4u * p;
-        if (l < ${MR}u)
-            ((__global uint4 *)(r + (size_t)inst * ${MR}u + l))[0] = (uint4)(z[${row}][0], z[${row}][1], z[${row}][2], z[${row}][3]);
+  % if TOP_MASK != 0xFFFFFFFF and (MR - 1) // RL == (row if CHAIN else (MR - 1) // RL):
+        if (p == ${((MR - 1) % RL) // 4}u) z[${row}][${(MR - 1) % 4}] &= ${TOP_MASK}u;
+  % endif
+        if (inst${row} < n && l${row} < ${MR}u)
+            ((__global uint4 *)(r + (size_t)inst${row} * ${MR}u + l${row}))[0] = (uint4)(z[${row}][0], z[${row}][1], z[${row}][2], z[${row}][3]);
     }
 % endfor
 </%def>
