@@ -1,39 +1,58 @@
-"""`python -m clbig.bench` / `clbig-bench`: run the papers' suite on one device (or all).
+"""`python -m clbig.bench` / `clbig-bench`: run the suite on one device, several, or all.
 
 Exit status: 0 when every measurement ran or its op is not there yet (n/a); 1 when an op
-raised (recorded as "error"); 2 when an op computed a wrong value (the run stops there).
+raised (recorded as "error") or a device could not be opened; 2 when an op computed a wrong
+value (the run stops there).
 """
 from __future__ import annotations
 
 import argparse
 import os
 import sys
+import time
+from datetime import datetime
 
 import clbig
 
 from . import report
-from .suite import DEFAULT_REPS, DEFAULT_SIZES, OPS, Mismatch, parse_size, run_device
+from .suite import (DEFAULT_HUGE_SIZES, DEFAULT_REPS, DEFAULT_SIZES, GMPY2_SECONDS, OPS, QUICK_HUGE_SIZES,
+                    QUICK_SIZES, Mismatch, parse_size, run_device)
 
 QUICK_SCALE = 12
+QUICK_MAX_OP_SECONDS = 1.0
+QUICK_COPY_MIB = 64
+QUICK_GMPY2_SECONDS = 0.1
+QUICK_BUDGET = 45.0  # seconds per device: a cold kernel cache must not push --quick past a minute
+
+
+def _exps(ks) -> str:
+    return ",".join(str(k) for k in ks)
 
 
 def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(
         prog="python -m clbig.bench",
-        description="clbig benchmark suite: 1-Add, 6-Add, 1-Mul and Poly on batches of 2^32 bits "
-                    "per operand, plus the device's copy bandwidth. Writes JSON, markdown and PNGs "
-                    "into --out, named by device and date.")
+        description="clbig benchmark suite: 1-Add, 6-Add, 1-Mul, Poly and Div on batches of 2^32 bits "
+                    "per operand, a single huge product and division, the device's copy bandwidth, and "
+                    "gmpy2 on the host CPU beside every number. Writes JSON, CSV, markdown and plots "
+                    "(PNG, SVG) into --out, named by device and date.")
     ap.add_argument("--device", default=None,
                     help="clbig.Context selector (index, 'gpu', 'cpu', or part of 'platform: name'); "
-                         "'all' runs every device in turn. Default: $CLBIG_DEVICE, else a GPU, else a CPU")
+                         "'all' runs every device in turn, a comma-separated list runs those. "
+                         "Default: $CLBIG_DEVICE, else a GPU, else a CPU")
     ap.add_argument("--sizes", default=None,
-                    help="comma-separated sizes: exponents (13 = 2^13 bits) or bit counts "
-                         f"(default {DEFAULT_SIZES[0]}..{DEFAULT_SIZES[-1]}, i.e. 2^9..2^18 bits)")
+                    help="comma-separated sizes of the batch ops: exponents (13 = 2^13 bits) or bit "
+                         f"counts (default {_exps(DEFAULT_SIZES)}; --quick: {_exps(QUICK_SIZES)})")
+    ap.add_argument("--huge-sizes", default=None,
+                    help="sizes (bits per operand) of the single huge product / division, as --sizes "
+                         f"(default {_exps(DEFAULT_HUGE_SIZES)}; --quick: {_exps(QUICK_HUGE_SIZES)})")
     ap.add_argument("--ops", default=",".join(OPS), help=f"comma-separated subset of {','.join(OPS)}")
     ap.add_argument("--scale", type=int, default=None,
                     help="divide the batch n = 2^32/bits by 2^K (default 0: 512 MiB per operand)")
     ap.add_argument("--quick", action="store_true",
-                    help=f"small batches for CPUs and CI: --scale {QUICK_SCALE} unless --scale is given")
+                    help=f"CPUs and CI (well under a minute on PoCL): --scale {QUICK_SCALE}, the sizes "
+                         f"above, --max-op-seconds {QUICK_MAX_OP_SECONDS:g}, --copy-mib {QUICK_COPY_MIB}, "
+                         f"--gmpy2-seconds {QUICK_GMPY2_SECONDS:g}, --budget {QUICK_BUDGET:g}, unless given")
     ap.add_argument("--reps", type=int, default=DEFAULT_REPS,
                     help=f"timed launches after the warm-up (default {DEFAULT_REPS}; median reported)")
     ap.add_argument("--max-op-seconds", type=float, default=None,
@@ -45,15 +64,44 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--copy-mib", type=int, default=None,
                     help="size of the copy-bandwidth buffer (default 512 MiB on GPUs, 256 MiB on CPUs, "
                          "less where the device is small)")
-    ap.add_argument("--out", default=os.path.join("bench", "results"),
-                    help="output folder (default bench/results)")
+    ap.add_argument("--gmpy2-seconds", type=float, default=None,
+                    help=f"host seconds (about) for the gmpy2 time of one op at one size (default "
+                         f"{GMPY2_SECONDS:g}); larger batches are timed on a sample and scaled up; 0: no "
+                         "gmpy2 column")
+    ap.add_argument("--out", default=None,
+                    help="output folder (default: a new folder clbig-bench-<date>-<time> in the "
+                         "current directory)")
     ap.add_argument("--no-check", action="store_true", help="skip the spot checks against gmpy2")
-    ap.add_argument("--no-plots", action="store_true", help="skip the PNGs")
+    ap.add_argument("--no-plots", action="store_true", help="skip the figures")
     ap.add_argument("--seed", type=int, default=2026, help="random inputs' seed")
     ap.add_argument("--force-targets", action="store_true",
                     help="judge the H100 targets whatever the device and scale")
     ap.add_argument("--list", action="store_true", help="list the OpenCL devices and exit")
     return ap
+
+
+def _sizes(text, default_exps):
+    if text:
+        return [parse_size(t) for t in text.split(",") if t.strip()]
+    return [1 << k for k in default_exps]
+
+
+def _selectors(device):
+    """[None] (the default device), every device's index for 'all', or a comma-separated list."""
+    if device is None:
+        return [None]
+    if device.strip().lower() == "all":
+        return [d.index for d in clbig.devices()]
+    return [t.strip() for t in device.split(",") if t.strip()] or [None]
+
+
+def _unique_stem(res, used: set) -> None:
+    s = base = report.stem(res)
+    i = 2
+    while s in used:
+        s, i = f"{base}_{i}", i + 1
+    used.add(s)
+    res["file_stem"] = s
 
 
 def main(argv=None) -> int:
@@ -63,8 +111,8 @@ def main(argv=None) -> int:
             print(f"[{d.index}] {d.label} ({d.type}, {d.compute_units} CUs)")
         return 0
     try:
-        sizes = [parse_size(t) for t in args.sizes.split(",") if t.strip()] if args.sizes \
-            else [1 << k for k in DEFAULT_SIZES]
+        sizes = _sizes(args.sizes, QUICK_SIZES if args.quick else DEFAULT_SIZES)
+        huge_sizes = _sizes(args.huge_sizes, QUICK_HUGE_SIZES if args.quick else DEFAULT_HUGE_SIZES)
         ops = [t.strip() for t in args.ops.split(",") if t.strip()]
         bad = [o for o in ops if o not in OPS]
         if bad:
@@ -75,29 +123,44 @@ def main(argv=None) -> int:
         print(f"clbig.bench: {e}", file=sys.stderr)
         return 2
     scale = args.scale if args.scale is not None else (QUICK_SCALE if args.quick else 0)
+    max_op_seconds = args.max_op_seconds
+    if max_op_seconds is None and args.quick:
+        max_op_seconds = QUICK_MAX_OP_SECONDS
+    copy_mib = args.copy_mib or (QUICK_COPY_MIB if args.quick else None)
+    budget = args.budget if args.budget is not None else (QUICK_BUDGET if args.quick else None)
+    gmpy2_seconds = args.gmpy2_seconds if args.gmpy2_seconds is not None else (
+        QUICK_GMPY2_SECONDS if args.quick else GMPY2_SECONDS)
     if args.reps < DEFAULT_REPS:
         print(f"note: --reps {args.reps} is below the suite's {DEFAULT_REPS}", file=sys.stderr)
+    out = args.out or os.path.join(os.getcwd(), datetime.now().strftime("clbig-bench-%Y%m%d-%H%M%S"))
 
-    if args.device is not None and args.device.strip().lower() == "all":
-        selectors = [d.index for d in clbig.devices()]
-        if not selectors:
-            print("clbig.bench: no OpenCL device found", file=sys.stderr)
-            return 1
-    else:
-        selectors = [args.device]
+    try:
+        selectors = _selectors(args.device)
+    except RuntimeError as e:  # no OpenCL at all
+        print(f"clbig.bench: {e}", file=sys.stderr)
+        return 1
+    if not selectors:
+        print("clbig.bench: no OpenCL device found", file=sys.stderr)
+        return 1
 
+    t0 = time.monotonic()
     rc = 0
+    done = []
+    used = set()
     for sel in selectors:
         written = {}
 
         def save(res):
-            written.update(report.write_outputs(res, args.out, args.force_targets))
+            if "file_stem" not in res:
+                _unique_stem(res, used)
+            written.update(report.write_outputs(res, out, args.force_targets))
 
         try:
             res = run_device(sel, sizes=sizes, ops=ops, scale=scale, reps=args.reps,
-                             max_op_seconds=args.max_op_seconds, budget=args.budget,
-                             copy_bytes=args.copy_mib << 20 if args.copy_mib else None,
-                             check=not args.no_check, seed=args.seed, on_update=save)
+                             max_op_seconds=max_op_seconds, budget=budget,
+                             copy_bytes=copy_mib << 20 if copy_mib else None, huge_sizes=huge_sizes,
+                             gmpy2_seconds=gmpy2_seconds, check=not args.no_check, seed=args.seed,
+                             on_update=save)
         except Mismatch as e:
             bar = "!" * 78
             print(f"\n{bar}\nclbig.bench: WRONG RESULT, benchmark aborted:\n{e}\n{bar}", file=sys.stderr)
@@ -108,21 +171,36 @@ def main(argv=None) -> int:
             print(f"clbig.bench: {e}", file=sys.stderr)
             rc = max(rc, 1)
             continue
-        paths = report.write_outputs(res, args.out, args.force_targets)
+        save(res)
+        paths = dict(written)
         print()
         print(report.markdown(res))
         if not args.no_plots:
             try:
-                pngs = report.plots(res, args.out)
-                if not pngs:
+                figs = report.plots(res, out)
+                if not figs:
                     print("(matplotlib not installed: no plots)", file=sys.stderr)
-                paths.update({f"png{i}": p for i, p in enumerate(pngs)})
+                paths.update({f"fig{i}": p for i, p in enumerate(figs)})
             except Exception as e:  # noqa: BLE001 - the numbers are written already
                 print(f"plotting failed: {type(e).__name__}: {e}", file=sys.stderr)
         for p in paths.values():
             print(f"wrote {p}")
+        done.append(res)
         if any(r["status"] == "error" for r in res["results"]):
             rc = max(rc, 1)
+
+    if len(done) > 1:
+        paths = report.write_comparison(done, out, args.force_targets)
+        print()
+        print(report.comparison_markdown(done))
+        if not args.no_plots:
+            try:
+                paths.update({f"fig{i}": p for i, p in enumerate(report.comparison_plots(done, out))})
+            except Exception as e:  # noqa: BLE001
+                print(f"plotting failed: {type(e).__name__}: {e}", file=sys.stderr)
+        for p in paths.values():
+            print(f"wrote {p}")
+    print(f"clbig.bench: {len(done)} device(s) in {time.monotonic() - t0:.0f} s; results in {out}")
     return rc
 
 
