@@ -70,8 +70,10 @@ def scan_plans(ctx, m: int, n: int, stage_buffers: int = 1, q_options=None,
     # chain several scans (6-Add) prefer instances within target_items work-items.
     q_small = min(q_options[0], next_pow2(m))
     qs = (q_small,) + tuple(x for x in q_options if x > q_small)
-    if chained:
-        qs = [q for q in qs if ceil_div(m, q) <= target_items] + [q for q in qs if ceil_div(m, q) > target_items]
+    if chained:  # 6-Add on an H100: Q = 8 up to 2^16 bits, then the smallest Q within 256 items
+        floor_q = min(8, next_pow2(m))
+        qs = ([q for q in qs if q >= floor_q and ceil_div(m, q) <= target_items]
+              + [q for q in qs if q < floor_q or ceil_div(m, q) > target_items])
     else:
         qs = qs[:1]
     for q in qs:

@@ -9,7 +9,7 @@
 ## LA(i), LB(j) are callables giving C expressions for limb i of a and j of b; they must read
 ## zero for i >= MA (up to MA + Q - 1) and for j < 0 or j >= MB (from -3Q+2 to MB + 2Q - 3).
 ## Result: r[0..Q) the chunk's low limbs and `spill` (ulong) what overflows into the next chunk.
-<%def name="conv_chunk(k0, r, spill, LA, LB, MA, MB, Q, PAIRS=True)">
+<%def name="conv_chunk(k0, r, spill, LA, LB, MA, MB, Q)">
     {
         limb_t _lo[${Q}]; ulong _hi[${Q}]; limb_t _w[${2 * Q - 1}];
 % for q in range(Q):
@@ -27,25 +27,11 @@
 % for u in range(Q):
             _a[${u}] = ${LA("_i0 + %d" % u)};
 % endfor
-% if PAIRS and Q % 2 == 0:
-            /* two products per column share one 64-bit add: hi += t1>>32 + t2>>32 compiles to
-               a three-input add with two carries, so a product costs about two instructions */
-  % for u in range(0, Q, 2):
-    % for q in range(Q):
-            {
-                ulong _t1 = _a[${u}] * _w[${q - u + Q - 1}] + _lo[${q}];
-                ulong _t2 = _a[${u + 1}] * _w[${q - u + Q - 2}] + (_t1 & 0xFFFFFFFFul);
-                _lo[${q}] = (limb_t)_t2; _hi[${q}] += (_t1 >> 32) + (_t2 >> 32);
-            }
-    % endfor
-  % endfor
-% else:
   % for u in range(Q):
     % for q in range(Q):
             { ulong _t = _a[${u}] * _w[${q - u + Q - 1}] + _lo[${q}]; _lo[${q}] = (limb_t)_t; _hi[${q}] += _t >> 32; }
     % endfor
   % endfor
-% endif
 % for s in range(2 * Q - 2, Q - 1, -1):
             _w[${s}] = _w[${s - Q}];
 % endfor
