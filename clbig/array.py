@@ -164,6 +164,30 @@ class BigIntArray:
     def __ne__(self, o):
         return self._cmp(o, "ne")
 
+    def __floordiv__(self, o):
+        from . import ops
+        return ops.floordiv(self, o)
+
+    def __rfloordiv__(self, o):
+        from . import ops
+        return ops.floordiv(o, self)
+
+    def __mod__(self, o):
+        from . import ops
+        return ops.mod(self, o)
+
+    def __rmod__(self, o):
+        from . import ops
+        return ops.mod(o, self)
+
+    def __divmod__(self, o):
+        from . import ops
+        return ops.divmod(self, o)
+
+    def __rdivmod__(self, o):
+        from . import ops
+        return ops.divmod(o, self)
+
 
 def _upload(ctx: Context, limbs: np.ndarray, bits: int) -> BigIntArray:
     data = cla.to_device(ctx.queue, np.ascontiguousarray(limbs, dtype=np.uint32))

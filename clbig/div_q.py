@@ -1,0 +1,274 @@
+"""Exact division of batches: q = u // v and r = u % v by Watt's whole shifted inverse.
+
+Every element of a batch gets its own divisor, of its own length; `divmod_arrays` returns the
+quotient with the dividend's capacity (a.bits: q <= u) and the remainder with the divisor's
+(b.bits: r < v). The result is never unverified: q and r leave this module only after the
+device has checked, with exact full-width arithmetic, that u = q*v + r and 0 <= r < v.
+
+Design (v1: driven from the host, every step a batch kernel of the library)
+------------------------------------------------------------------------
+B = 2^32 (one limb), u < B^mu and 0 < v < B^mv (mu, mv: the operands' limbs per element).
+
+1. Normalization by per-element bit lengths. L = bitlen(v) per element (kernel `bitlen`); a zero
+   divisor raises ZeroDivisionError here, naming the first index, before anything else runs.
+   With K = max(mv, 2), v^ = v * 2^(32K - L) lies in [B^K / 2, B^K): every divisor of the
+   batch then has the same length K and a top bit set, so the whole Newton iteration below has
+   one precision schedule for the batch (uniform kernel sizes, no per-element branches), and
+   none of Algorithm 1's special cases (v < B, v > B^h, 2v > B^h, v = B^k) can arise. v^ is
+   never stored: the iteration only reads its prefixes v_p = floor(v^ / B^(K-p)) =
+   floor(v * 2^(32p - L)) (p limbs), made by `vshift`, a shift by a per-element bit count.
+
+2. Whole shifted inverse by Newton iteration in Z, with shorter iterates and divisor prefixes.
+   Level j approximates T_j = B^(K+j) / v^ (in (B^j, 2B^j]) by w_j = T_j - e_j (j+1 limbs).
+     start   w_1 = floor(B^3 / v_2)                                  (kernel `inv_init`)
+     step    j -> J (J = 2 from j = 1, then J = min(2j - 1, nf)), prefix p = min(J + 1, K):
+             Y   = (B^p - v_p * w_j) mod B^(p+1)        [mul_low, sub: the close product]
+             N   = (w_j * Y + w_j * B^(p+j) - w_j * B^p) mod B^(p+2j+1)   [mul, shifts, add, sub]
+             w_J = floor(N / B^(p+2j-J))                                   [shift]
+   This is Watt's Step w_J = w_j B^(J-j) + floor(w_j (B^(p+j) - v_p w_j) / B^(p+2j-J)) (PowDiff
+   and Step of Algorithm 1) with the sign of E = B^(p+j) - v_p w_j carried by an offset instead
+   of a flag: Y = E + B^p, and N = w_j (B^(p+j) + E) is the (non-negative) numerator, so the
+   whole step is unsigned modular arithmetic with no per-element branch.
+   Proof of the error bound (t = B^K / v^ in (1, 2], a = e_j / B^j, beta = v^/B^(K-p) - v_p in
+   [0, 1), beta = 0 when p = K): E = B^p e_j / t + beta B^j (t - a), and
+       e_J = e_j^2 B^(J-2j) / t - beta B^(J-p) (t - a)^2 + phi,    phi in [0, 1) (the floor).
+   e_1 in (-4/B, 1) (v_2 is v^ to two limbs); then by induction e_j in (-5.1/B, 2) for every
+   j >= 2: the quadratic term is < 1 at J = 2 and < 4/B for J <= 2j - 1; the prefix term is
+   < 4.01 B^(J-p) <= 4.01/B as p >= J + 1 unless p = K (then beta = 0). Hence -B^p < E < 3B^p
+   (Y is exactly E + B^p), 0 <= N < B^(p+2j+1), and w_J <= 2B^J fits J + 1 limbs. The inverse
+   may exceed floor(T_j) by one (only when a prefix shorter than v^ is used in the last step):
+   the over-estimate of Theorem 2.
+
+3. Quotient with one guard limb. nf = mu + 1 fraction limbs, W = w_nf (mu + 2 limbs), and
+       q0 = floor(u * W / 2^(32 nf + L))          [mul, then `vshift` by -(32 nf + L_i)]
+   which is floor(u^ W / B^(h+1)) for u^ = u * 2^(32K - L) < B^h, h = mu + K. As
+   u^ W / B^(h+1) = u/v - e u^ / B^(h+1) with 0 <= u^ / B^(h+1) < 1/B and -5.1/B < e < 2:
+       delta = (u // v) - q0 is 0 or 1.
+   q0 > u // v would need |e| u^ v >= B^(h+1), but u^ v = u v^ < B^h and |e| < B; q0 < u//v - 1
+   would need e u^ / B^(h+1) > 1. (Tested with the pure-Python model `reference_inverse` on
+   bases 2^4 and 2^8 too, where the bounds are tightest.) The guard limb is what makes the
+   rare over-estimated inverse harmless: the paper's delta = -1 cannot occur here.
+
+4. Verified correction on the device, with the original u and v: P = q0 * v (full width);
+   (u - P, borrow) decides q < 0 steps; then compare(r, v) decides +1 steps. Each step applies
+   to the flagged elements only (q -/+ d, P or r -/+ d*v with d in {0, 1}) and is checked again
+   exactly. By step 3 at most one +1 step and no -1 step is ever needed; one -1 step is still
+   allowed (defensive), and needing more than one step either way raises RuntimeError instead
+   of returning anything unverified.
+
+Cost and what would make it fast (the lead measures on the GPU): the inverse costs about two
+full multiplications of the divisor's precision (the steps' products shrink geometrically),
+u*W is one (mu x mu)-limb product of which only the high half is used, and the check q*v one
+more: 4-5 multiplications, each a separate kernel with its intermediates in global memory,
+plus ~8 launches per Newton step. Fast paths: (a) fuse a whole Newton step (close product,
+offset, product, shifts) into one kernel, or the whole inverse into one work-group kernel for
+midsize operands (the paper's design); (b) clipped products: the high half of u*W and the low
+mv+1 limbs of q*v (plus a borrow check) instead of full products; (c) one divisor for the batch
+(broadcast) already computes its inverse once.
+"""
+from __future__ import annotations
+
+import weakref
+
+import numpy as np
+import pyopencl.array as cla
+
+from . import add_n, mul_basecase
+from .compare import compare3
+from .shift import shift as _shift_kernel
+from . import plan as P
+from .array import BigIntArray
+from .render import kernel, launch
+
+LIMB = 32
+
+
+# -- the precision schedule, shared by the device driver and the reference model -------------
+def schedule(nf: int, K: int):
+    """Newton steps (j, J, p) from level 1 to nf: iterate j -> J with a p-limb divisor prefix."""
+    steps, j = [], 1
+    while j < nf:
+        J = min(2 if j == 1 else 2 * j - 1, nf)
+        steps.append((j, J, min(J + 1, K)))
+        j = J
+    return steps
+
+
+def reference_inverse(v: int, mu: int, mv: int, limb_bits: int = LIMB) -> int:
+    """Pure-Python model of the device iteration (same integers, any limb size): the inverse
+    W ~ B^(K+mu+1) / v^ that divmod_arrays uses for a divisor v of mv limbs and mu-limb dividends."""
+    B = 1 << limb_bits
+    L, K, nf = v.bit_length(), max(mv, 2), mu + 1
+
+    def prefix(p):
+        s = limb_bits * p - L
+        return v << s if s >= 0 else v >> -s
+    w = B ** 3 // prefix(2)
+    for j, J, p in schedule(nf, K):
+        y = (B ** p - prefix(p) * w) % B ** (p + 1)
+        n = (w * y + (w << (limb_bits * (p + j))) - (w << (limb_bits * p))) % B ** (p + 2 * j + 1)
+        w = n >> (limb_bits * (p + 2 * j - J))
+    return w
+
+
+# -- small kernels (kernels_cl/div.cl.mako) ---------------------------------------------------
+def _wg(ctx):
+    return min(256, ctx.max_items)
+
+
+def bitlen(ctx, a, sa: int, ma: int, n: int) -> cla.Array:
+    """Bit length of each of n instances (uint32 device array; 0 for a zero instance)."""
+    out = cla.empty(ctx.queue, (max(n, 1),), np.uint32)
+    k = kernel(ctx, "div.cl.mako", "bitlen", KERNEL="bitlen", MA=ma, MR=0)
+    launch(ctx, k, P.ceil_div(n, _wg(ctx)), _wg(ctx), a, np.uint64(sa), out.data, np.uint32(n))
+    return out
+
+
+def vshift(ctx, a, sa: int, ma: int, n: int, lens, sl: int, sgn: int, c: int, mr: int) -> cla.Array:
+    """floor(a * 2^(sgn*lens[i*sl] + c)) mod B^mr per instance, as an (n, mr) device array."""
+    out = cla.empty(ctx.queue, (n, mr), np.uint32)
+    k = kernel(ctx, "div.cl.mako", "vshift", KERNEL="vshift", MA=ma, MR=mr)
+    launch(ctx, k, P.ceil_div(n * mr, _wg(ctx)), _wg(ctx), a, np.uint64(sa), lens, np.uint32(sl),
+           np.int32(sgn), np.int64(c), out.data, np.uint32(n))
+    return out
+
+
+def _inv_init(ctx, v2: cla.Array, n: int) -> cla.Array:
+    out = cla.empty(ctx.queue, (n, 2), np.uint32)
+    k = kernel(ctx, "div.cl.mako", "inv_init", KERNEL="inv_init", MA=2, MR=2)
+    launch(ctx, k, P.ceil_div(n, _wg(ctx)), _wg(ctx), v2.data, out.data, np.uint32(n))
+    return out
+
+
+_consts: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _const(ctx, value: int, m: int) -> cla.Array:
+    """A one-row device array holding value in m limbs (broadcast it with stride 0)."""
+    cache = _consts.setdefault(ctx, {})
+    key = (value, m)
+    if key not in cache:
+        host = np.frombuffer(value.to_bytes(4 * m, "little"), dtype="<u4").astype(np.uint32).reshape(1, m)
+        cache[key] = cla.to_device(ctx.queue, host)
+    return cache[key]
+
+
+# -- limb-vector helpers on (n, m) device arrays ------------------------------------------------
+def _mul(ctx, a, sa, ma, b, sb, mb, n, mr):
+    return mul_basecase.mul(ctx, a, sa, ma, b, sb, mb, n, LIMB * mr)
+
+
+def _addsub(ctx, op, a, sa, ma, b, sb, mb, n, mr, flag=False):
+    return add_n.addsub(ctx, op, a, sa, ma, b, sb, mb, n, LIMB * mr, want_flag=flag)
+
+
+def _limb_shift(ctx, x: cla.Array, n: int, limbs: int, left: bool, mr: int) -> cla.Array:
+    return _shift_kernel(ctx, x.data, x.shape[1], x.shape[1], n, LIMB * limbs, left, LIMB * mr)
+
+
+# -- the inverse ------------------------------------------------------------------------------
+def inverse(ctx, v, sv: int, mv: int, nv: int, lens: cla.Array, mu: int) -> cla.Array:
+    """W ~ B^(K+mu+1) / v^ for nv divisors (buffer v, stride sv, mv limbs; lens = bitlen(v)),
+    as an (nv, mu + 2) device array; equal to reference_inverse element by element."""
+    K, nf = max(mv, 2), mu + 1
+    prefixes = {}
+
+    def prefix(p):  # floor(v * 2^(32p - L)): the top p limbs of the normalized divisor
+        if p not in prefixes:
+            prefixes[p] = vshift(ctx, v, sv, mv, nv, lens.data, 1, -1, LIMB * p, p)
+        return prefixes[p]
+
+    w = _inv_init(ctx, prefix(2), nv)
+    for j, J, p in schedule(nf, K):
+        vp, mw, width = prefix(p), j + 1, p + 2 * j + 1
+        prod = _mul(ctx, vp.data, p, p, w.data, mw, mw, nv, p + 1)                 # v_p w mod B^(p+1)
+        y, _ = _addsub(ctx, "sub", _const(ctx, 1 << (LIMB * p), p + 1).data, 0, p + 1,
+                       prod.data, p + 1, p + 1, nv, p + 1)                         # E + B^p
+        z = _mul(ctx, w.data, mw, mw, y.data, p + 1, p + 1, nv, width)             # w (E + B^p)
+        hi = _limb_shift(ctx, w, nv, p + j, True, width)
+        lo = _limb_shift(ctx, w, nv, p, True, width)
+        num, _ = _addsub(ctx, "add", z.data, width, width, hi.data, width, width, nv, width)
+        num, _ = _addsub(ctx, "sub", num.data, width, width, lo.data, width, width, nv, width)
+        w = _limb_shift(ctx, num, nv, p + 2 * j - J, False, J + 1)
+    return w
+
+
+# -- division -----------------------------------------------------------------------------------
+def _mask(ctx, flags: np.ndarray) -> cla.Array:
+    return cla.to_device(ctx.queue, flags.astype(np.uint32).reshape(-1, 1))
+
+
+def _step(ctx, op: str, x: cla.Array, m: int, y: cla.Array, n: int) -> cla.Array:
+    """x -/+ y on m limbs, checked exact (no borrow, no carry out): a correction step."""
+    out, flag = _addsub(ctx, op, x.data, m, m, y.data, y.shape[1], y.shape[1], n, m, flag=True)
+    if flag.any():
+        _internal(f"{op} step overflowed", flag)
+    return out
+
+
+def _internal(what: str, flags: np.ndarray):
+    raise RuntimeError(f"clbig division: correction {what} at index {int(np.argmax(flags))} "
+                       f"(internal error; no result is returned unverified)")
+
+
+def divmod_arrays(a: BigIntArray, b: BigIntArray, n: int, sa: int, sb: int, *,
+                  w_offset: int = 0, q_offset: int = 0, stats: dict | None = None):
+    """(a // b, a % b) for n instances (strides sa, sb: 0 broadcasts a length-one operand).
+    Quotient capacity a.bits, remainder capacity b.bits. w_offset / q_offset perturb the inverse
+    / the first quotient (tests only); stats, when given, receives the correction counts."""
+    ctx = a.ctx
+    mu, mv = a.m, b.m
+    nv = len(b)
+    if n == 0:
+        return (BigIntArray(ctx, cla.empty(ctx.queue, (0, mu), np.uint32), a.bits),
+                BigIntArray(ctx, cla.empty(ctx.queue, (0, mv), np.uint32), b.bits))
+    lens = bitlen(ctx, b.data.data, mv, mv, nv)
+    lens_host = lens.get(queue=ctx.queue)[:nv]
+    if not lens_host.all():
+        raise ZeroDivisionError(f"division by zero: the divisor is 0 at index {int(np.argmin(lens_host))}")
+    sl = 0 if (nv == 1 and n != 1) else 1
+
+    # Inverse once per divisor (once for the whole batch when b broadcasts), then q0.
+    mq, nf = mu + 1, mu + 1
+    W = inverse(ctx, b.data.data, mv, mv, nv, lens, mu)
+    if w_offset:
+        op = "add" if w_offset > 0 else "sub"
+        W, _ = _addsub(ctx, op, W.data, nf + 1, nf + 1, _const(ctx, abs(w_offset), nf + 1).data, 0,
+                       nf + 1, nv, nf + 1)
+    sw = 0 if sl == 0 else nf + 1
+    z = _mul(ctx, a.data.data, sa, mu, W.data, sw, nf + 1, n, mu + nf + 1)
+    q = vshift(ctx, z.data, mu + nf + 1, mu + nf + 1, n, lens.data, sl, -1, -LIMB * nf, mq)
+    if q_offset:
+        q, _ = _addsub(ctx, "add" if q_offset > 0 else "sub", q.data, mq, mq,
+                       _const(ctx, abs(q_offset), 1).data, 0, 1, n, mq)
+
+    # Verified correction: P = q v exactly, then at most one step down and one step up.
+    wide = mq + mv
+    prod = _mul(ctx, q.data, mq, mq, b.data.data, sb, mv, n, wide)       # exact: q v < B^wide
+    down = up = 0
+    while True:
+        r, neg = _addsub(ctx, "sub", a.data.data, sa, mu, prod.data, wide, wide, n, wide, flag=True)
+        if not neg.any():                                 # u >= q v everywhere: r = u - q v exactly
+            break
+        if down:
+            _internal("too large", neg)
+        down = int(neg.sum())
+        d = _mask(ctx, neg)
+        q = _step(ctx, "sub", q, mq, d, n)
+        prod = _step(ctx, "sub", prod, wide, _mul(ctx, d.data, 1, 1, b.data.data, sb, mv, n, mv + 1), n)
+    while True:
+        ge = compare3(ctx, r.data, wide, wide, b.data.data, sb, mv, n) != 1   # r >= v
+        if not ge.any():
+            break
+        if up:
+            _internal("too small", ge)
+        up = int(ge.sum())
+        d = _mask(ctx, ge)
+        q = _step(ctx, "add", q, mq, d, n)
+        r = _step(ctx, "sub", r, wide, _mul(ctx, d.data, 1, 1, b.data.data, sb, mv, n, mv + 1), n)
+    if stats is not None:
+        stats.update(down=down, up=up)   # elements corrected by -1 / +1
+    # Verified: u = q v + r, 0 <= r < v, so q <= u fits a.bits and r fits b.bits exactly.
+    qo = _shift_kernel(ctx, q.data, mq, mq, n, 0, False, a.bits)
+    ro = _shift_kernel(ctx, r.data, wide, wide, n, 0, False, b.bits)
+    return BigIntArray(ctx, qo, a.bits), BigIntArray(ctx, ro, b.bits)

@@ -1,0 +1,62 @@
+## Small per-instance helpers of the division (clbig/div_q.py); everything else in the division
+## is the library's batch add / sub / mul / shift / compare.
+##   bitlen : L = bit length of each instance of a (0 for zero), one work-item per instance
+##            scanning down from the top limb (it stops at the first non-zero limb).
+##   vshift : r = floor(a * 2^off) mod 2^(32*MR) with a per-instance bit offset
+##            off = sgn * len[inst * sl] + c (left for off > 0, right for off < 0); one work-item
+##            per output limb gathering the two input limbs it straddles, as shift.cl.mako does.
+##   inv_init: w = floor(2^96 / V) for the normalized two-limb prefix V (2^63 <= V < 2^64) of each
+##            divisor: the first Newton iterate, 2 limbs (2^32 < w <= 2^33).
+## MA / MR: input / output limbs (every kernel receives both: strict_undefined).
+<%namespace file="blocks/common.mako" import="header"/>
+${header()}
+
+% if KERNEL == "bitlen":
+__kernel void bitlen(__global const limb_t *a, ulong sa, __global uint *len, uint n)
+{
+    const size_t i = get_global_id(0);
+    if (i >= n) return;
+    __global const limb_t *ap = a + i * sa;
+    uint L = 0u;
+    for (int j = ${MA - 1}; j >= 0; --j) {
+        const limb_t x = ap[j];
+        if (x) { L = 32u * (uint)j + 32u - clz(x); break; }
+    }
+    len[i] = L;
+}
+% elif KERNEL == "vshift":
+__kernel void vshift(__global const limb_t *a, ulong sa, __global const uint *len, uint sl, int sgn,
+                     long c, __global limb_t *r, uint n)
+{
+    const size_t gid = get_global_id(0);
+    if (gid >= (size_t)n * ${MR}u) return;
+    const size_t inst = gid / ${MR}u;
+    const long j = (long)(gid % ${MR}u);
+    const long off = (long)sgn * (long)len[inst * sl] + c;
+    const long src = 32L * j - off;                      /* bit of a landing on bit 0 of limb j */
+    const long q = src >= 0 ? src / 32L : -((31L - src) / 32L);   /* floor(src / 32) */
+    const uint rb = (uint)(src - 32L * q);
+    __global const limb_t *ap = a + inst * sa;
+    const limb_t lo = (q >= 0 && q < ${MA}L) ? ap[q] : 0u;
+    const limb_t hi = (q + 1 >= 0 && q + 1 < ${MA}L) ? ap[q + 1] : 0u;
+    r[gid] = rb ? (lo >> rb) | (hi << (32u - rb)) : lo;
+}
+% elif KERNEL == "inv_init":
+__kernel void inv_init(__global const limb_t *v2, __global limb_t *w, uint n)
+{
+    const size_t i = get_global_id(0);
+    if (i >= n) return;
+    const ulong V = ((ulong)v2[2 * i + 1] << 32) | (ulong)v2[2 * i];
+    /* 2^64 = q V + r with 0 <= r < V, then 32 steps of restoring division for the low bits */
+    ulong q, r;
+    if (V == 0x8000000000000000UL) { q = 2UL; r = 0UL; } else { q = 1UL; r = 0UL - V; }
+    for (int k = 0; k < 32; ++k) {
+        const int top = (int)(r >> 63);                    /* 2r >= 2^64 > V: subtract */
+        r <<= 1;
+        q <<= 1;
+        if (top || r >= V) { r -= V; q |= 1UL; }
+    }
+    w[2 * i] = (limb_t)q;
+    w[2 * i + 1] = (limb_t)(q >> 32);
+}
+% endif
