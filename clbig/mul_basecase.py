@@ -6,6 +6,8 @@ take the multi-group path, whose partial chunks are finished by one multi-group 
 """
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pyopencl.array as cla
 
@@ -52,6 +54,29 @@ def single_plans(ctx, ma: int, mb: int, mr: int, n: int, target_items: int | Non
                 break
 
 
+def digit_plans(ctx, ma: int, mb: int, mr: int, n: int, target_items: int | None = None):
+    """One-group plans in radix-2^30 digits (mul_digits.cl.mako): both operands must fit the
+    group's local memory as digits."""
+    target_items = target_items or P.env_ints("CLBIG_MUL_ITEMS", (64,))[0]
+    da, db = P.ceil_div(32 * ma, 30), P.ceil_div(32 * mb, 30)
+    dr = (32 * mr - 1) // 30 + 1
+    regions = 2 if dr > max(da, db) else 1
+    for q in P.env_ints("CLBIG_DIGIT_Q", (8, 16) if dr >= 64 else (4, 8, 16)):
+        c = _chunks(dr, q, regions)
+        ipi = c // 2
+        dld = (da + q) + (db + 5 * q)
+        if ipi > ctx.max_items or c * q + 2 > dld:
+            continue
+        ipb = max(1, min(min(target_items, ctx.max_items) // ipi, n))
+
+        def local(ipb):
+            return P.WORD * ipb * (dld + 3 * c) + 16
+        while ipb > 1 and local(ipb) > ctx.local_mem:
+            ipb //= 2
+        if local(ipb) <= ctx.local_mem:
+            yield dict(Q=q, C=c, IPI=ipi, IPB=ipb, REGIONS=regions, DA=da, DB=db)
+
+
 def mul(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int):
     """(a * b) mod 2**bits for n instances; returns an (n, ceil(bits/32)) device array."""
     mr = P.ceil_div(bits, 32)
@@ -60,6 +85,16 @@ def mul(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int):
     if n == 0:
         return out
     common = dict(MA=ma, MB=mb, MR=mr, TOP_MASK=top)
+    if os.environ.get("CLBIG_MUL_RADIX", "30") == "30":
+        for p in digit_plans(ctx, ma, mb, mr, n):
+            wg = p["IPB"] * p["IPI"]
+            try:
+                k = kernel(ctx, "mul_digits.cl.mako", "mul_digits", wg, **p, **common)
+            except DoesNotFit:
+                continue
+            launch(ctx, k, P.ceil_div(n, p["IPB"]), wg, a, np.uint64(sa), b, np.uint64(sb), out.data,
+                   np.uint32(n))
+            return out
     for p in single_plans(ctx, ma, mb, mr, n):
         wg = p["IPB"] * p["IPI"]
         try:
