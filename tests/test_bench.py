@@ -1,0 +1,104 @@
+"""python -m clbig.bench on tiny batches: the files it writes (JSON, CSV, markdown, plots), the
+side-by-side table of several devices (the one device twice), the gmpy2 column, and that a wrong
+result stops the run with exit status 2. Division is stood in for by a host implementation (the
+bench's plumbing is under test here, clbig's division has its own tests), which also spares this
+test the division kernels' build time."""
+from __future__ import annotations
+
+import csv
+import json
+
+import pytest
+
+import clbig
+from clbig.bench import __main__ as bench_main
+from clbig.bench import report
+
+# --quick's scale and the cross-vendor notebook's small sizes and ops: kernels the suite builds anyway
+OPS = ["add", "add6", "mul", "div", "hmul", "hdiv"]
+ARGS = ["--quick", "--sizes", "9", "--huge-sizes", "14", "--reps", "3", "--gmpy2-seconds", "0.02",
+        "--ops", ",".join(OPS)]
+
+
+def _host_divmod(wrong=False):
+    def divmod_(a, b):
+        if not isinstance(a, clbig.BigIntArray):
+            q, r = divmod(int(a), int(b))
+            return q + wrong, r
+        A, B = a.tolist(), b.tolist()
+        q = [x // y + wrong for x, y in zip(A, B)]
+        return clbig.array(q, bits=a.bits, ctx=a.ctx), clbig.array([x % y for x, y in zip(A, B)], bits=b.bits, ctx=a.ctx)
+    return divmod_
+
+
+@pytest.fixture
+def host_division(monkeypatch):
+    monkeypatch.setattr(clbig, "divmod", _host_divmod(), raising=False)
+
+
+def test_two_devices_side_by_side(tmp_path, host_division, capsys):
+    out = tmp_path / "out"
+    rc = bench_main.main(ARGS + ["--device", "0,0", "--out", str(out)])
+    assert rc == 0, capsys.readouterr().err
+    runs = sorted(p for p in out.glob("*.json") if p.name != "devices.json")
+    assert len(runs) == 2 and runs[0].name != runs[1].name
+    res = json.loads(runs[0].read_text())
+    by_op = {r["op"]: r for r in res["results"]}
+    assert set(by_op) == set(OPS)
+    for op, r in by_op.items():
+        assert r["status"] == "ok", (op, r.get("note"))
+        assert r["gmpy2_us"] > 0 and r["speedup_gmpy2"] > 0, op
+    assert by_op["hmul"]["wall_us"] >= by_op["hmul"]["us"] * 0.5
+    assert by_op["div"]["divisor_bits"] == 256 and "ratio_to_mul" in by_op["div"]
+    assert res["device"]["driver_version"] and res["software"]["clbig_version"] == clbig.__version__
+
+    rows = list(csv.DictReader((out / "devices.csv").open()))
+    assert {r["op"] for r in rows} == {"copy", *OPS}
+    assert len(rows) == 2 * (1 + len(OPS))
+    md = (out / "devices.md").read_text()
+    assert "[1]" in md and "[2]" in md and "gmpy2 µs" in md
+    assert "| Huge-Mul" in md and "| Div" in md
+    single = runs[0].with_suffix(".md").read_text()
+    assert "× gmpy2" in single and "## Huge-Div" in single
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        return
+    for name in ("devices_throughput", "devices_speedup_gmpy2", "devices_add_vs_copy"):
+        assert (out / f"{name}.png").stat().st_size > 0 and (out / f"{name}.svg").stat().st_size > 0
+    for suffix in ("_throughput", "_speedup_gmpy2", "_add_vs_copy"):
+        assert (out / f"{runs[0].stem}{suffix}.png").exists() and (out / f"{runs[0].stem}{suffix}.svg").exists()
+
+
+def test_wrong_result_stops_the_run(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(clbig, "divmod", _host_divmod(wrong=True), raising=False)
+    rc = bench_main.main(ARGS + ["--ops", "div", "--no-plots", "--out", str(tmp_path)])
+    assert rc == 2
+    assert "WRONG RESULT" in capsys.readouterr().err
+    res = json.loads(next(tmp_path.glob("*.json")).read_text())
+    assert res["status"] == "MISMATCH" and "quotient" in res["abort"]
+
+
+def test_gmpy2_column_scales_a_sample():
+    from clbig.bench.suite import OPS, time_gmpy2
+    import gmpy2
+    A = [gmpy2.mpz(3) ** 200] * 64
+    t = time_gmpy2(OPS["mul"], A, A, n=1 << 20, bits=512, budget=0.01)
+    assert t["gmpy2_scaled"] and t["gmpy2_sample"] <= 64 and t["gmpy2_us"] > 0
+
+
+def test_report_renders_an_old_run(tmp_path):
+    # a results file of the first schema (no gmpy2 column, no division) still renders
+    res = {"schema": "clbig-bench/1", "date": "2026-11-22T07:47:09+00:00",
+           "device": {"name": "Old GPU", "platform": "P", "platform_version": "1", "type": "GPU",
+                      "driver_version": "1", "device_version": "1", "compute_units": 1,
+                      "global_mem_bytes": 1 << 30},
+           "software": {"clbig_version": "0.1.0"},
+           "config": {"scale": 0, "reps": 20, "ops": ["add"], "batch": "b"},
+           "copy": {"GBps": 100.0, "bytes": 1 << 20, "reps": 20},
+           "results": [{"op": "add", "label": "1-Add", "bits": 512, "log2_bits": 9, "n": 1, "status": "ok",
+                        "us": 10.0, "GBps": 90.0, "kernels": 1}]}
+    text = report.markdown(res)
+    assert "| 2^9" in text and "90%" in text
+    assert "Old GPU" in report.comparison_markdown([res, dict(res)])
+    assert report.to_csv([res]).count("\n") == 3
