@@ -113,3 +113,19 @@ def test_mul_large(rng):
     bits = LARGE_MUL_BITS
     y = limb_pattern(rng, bits)
     run_mul([(mask(bits), y)], bits, bits, f"mul {bits} bits")
+
+
+@pytest.mark.parametrize("radix", ["30", "32"])
+@pytest.mark.parametrize("ma,mb", [(1, 1), (3, 7), (16, 16), (64, 33), (300, 300)])
+def test_both_radices_at_small_sizes(monkeypatch, radix, ma, mb):
+    """Each multiplication kernel (32-bit limbs, radix-2^30 digits) normally serves only some
+    sizes; forcing one checks it everywhere, including all-ones carry chains."""
+    import random
+    monkeypatch.setenv("CLBIG_MUL_RADIX", radix)
+    rng = random.Random(ma * 1000 + mb)
+    A = [(1 << (32 * ma)) - 1, 1, rng.getrandbits(32 * ma)]
+    B = [(1 << (32 * mb)) - 1, (1 << (32 * mb)) - 1, rng.getrandbits(32 * mb)]
+    a, b = clbig.array(A, bits=32 * ma), clbig.array(B, bits=32 * mb)
+    assert (a * b).tolist() == [x * y for x, y in zip(A, B)]
+    low = 32 * max(ma, mb) - 5
+    assert clbig.mul_low(a, b, low).tolist() == [(x * y) % (1 << low) for x, y in zip(A, B)]
