@@ -5,7 +5,7 @@
 #
 # Run from the repository root. Everything lands in $OUT (default bench/results):
 #   gpu.log (environment, summary), tests.log, bench.log, and the bench's
-#   <device>_<date>.json / .md / _throughput.png / _add_vs_copy.png     (7 files)
+#   <device>_<date>.json / .csv / .md and its plots (_throughput, _speedup_gmpy2, _add_vs_copy; .png, .svg)
 # Knobs (environment): GPU_SH_BUDGET total seconds (default 450), TEST_TIMEOUT (default 120),
 # TEST_MARK / TEST_K (pytest -m / -k; default -m "not large" -k "not oclgrind": the bench itself
 # spot-checks the large sizes, and the GPU machine has no Oclgrind; set them empty for all tests),

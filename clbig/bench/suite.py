@@ -762,7 +762,8 @@ def _line(rec: dict) -> str:
     g = rec.get("gmpy2_us")
     gtxt = ""
     if g:
-        gtxt = f"  gmpy2 {g:.1f} us" + (f" (x{rec['speedup_gmpy2']:.2g})" if rec.get("speedup_gmpy2") else "")
+        sp = rec.get("speedup_gmpy2")
+        gtxt = f"  gmpy2 {g:.1f} us" + ((f" ({sp:.2g}x)" if sp < 10 else f" ({sp:.0f}x)") if sp else "")
     if rec["status"] != "ok":
         return f"{head} {rec['status']}: {rec.get('note', '')}".rstrip() + gtxt
     s = f"{head} {rec['us']:>11.1f} us"
