@@ -59,7 +59,7 @@ def poly(a, b, bits: int | None = None) -> BigIntArray:
         for q in mul_basecase._q_options(mr):
             c = P.ceil_div(P.ceil_div(mr, q), 2) * 2
             ipi = c // 2
-            ld = mul_basecase.padded(5 * q + mr, q)
+            ld = 5 * q + mr
             ipb = max(1, min(min(128, ctx.max_items) // ipi, n))
             while ipb > 1 and P.WORD * ipb * (2 * ld + 3 * c) + 16 > ctx.local_mem:
                 ipb //= 2

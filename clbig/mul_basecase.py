@@ -31,13 +31,8 @@ def _chunks(mr: int, q: int, regions: int) -> int:
     return P.ceil_div(P.ceil_div(mr, q), step) * step
 
 
-def padded(k: int, q: int) -> int:
-    """Local words of a k-word operand with one spare word every q (bank conflicts)."""
-    return k + k // q + 1
-
-
 def _local_bytes(ipb, q, ma, mb, c, b_global):
-    ald, bld = padded(ma + q, q), padded(5 * q + mb, q)
+    ald, bld = ma + q, 5 * q + mb
     return P.WORD * (ipb * (ald + (0 if b_global else bld)) + ipb * c * 3) + 16
 
 
@@ -69,7 +64,7 @@ def digit_plans(ctx, ma: int, mb: int, mr: int, n: int, target_items: int | None
     for q in P.env_ints("CLBIG_DIGIT_Q", (8, 16) if dr >= 64 else (4, 8, 16)):
         c = _chunks(dr, q, regions)
         ipi = c // 2
-        dld = padded(da + q, q) + padded(db + 5 * q, q)
+        dld = (da + q) + (db + 5 * q)
         if ipi > ctx.max_items or c * q + 2 > dld:
             continue
         ipb = max(1, min(min(target_items, ctx.max_items) // ipi, n))

@@ -9,7 +9,7 @@
 ##   work-item writes its chunks to r and their spills to s (zeroed by the host); r + s then
 ##   finishes the product (a multi-group addition).
 <%namespace file="blocks/common.mako" import="header"/>
-<%namespace file="blocks/stage.mako" import="load_local, padq"/>
+<%namespace file="blocks/stage.mako" import="load_local"/>
 <%namespace file="blocks/arith.mako" import="carry_op_defs"/>
 <%namespace file="blocks/conv.mako" import="conv_chunk"/>
 <%namespace file="blocks/group.mako" import="group_product"/>
@@ -19,13 +19,12 @@
     ALD = MA + Q            # a: zeros past MA
     BLD = LPAD + MB + RPAD  # b: zero margins both sides
     RC = C // REGIONS       # chunks per region
-    ALDP, BLDP = ALD + ALD // Q + 1, BLD + BLD // Q + 1   # with one spare word every Q
     if MODE == "single":
-        LA = lambda i: "As[s * %du + %s]" % (ALDP, capture(padq, i, Q))
+        LA = lambda i: "As[s * %du + (%s)]" % (ALD, i)
     else:
         LA = lambda i: "((%s) < %d ? ap[%s] : 0u)" % (i, MA, i)
     if MODE == "single" and not B_GLOBAL:
-        LB = lambda j: "Bs[s * %du + %s]" % (BLDP, capture(padq, "%d + (%s)" % (LPAD, j), Q))
+        LB = lambda j: "Bs[s * %du + %d + (%s)]" % (BLD, LPAD, j)
     else:
         LB = lambda j: "((uint)(%s) < %du ? bp[%s] : 0u)" % (j, MB, j)
 %>
@@ -40,11 +39,11 @@ void mul(__global const limb_t *a, ulong sa, __global const limb_t *b, ulong sb,
 % if MODE == "single":
     const uint s = tid / ${IPI}u, t = tid % ${IPI}u;
     const uint inst0 = get_group_id(0) * ${IPB}u, inst = inst0 + s;
-    __local limb_t As[${IPB * ALDP}];
-    ${load_local("As", ALD, 0, "a", "sa", MA, "inst0", "n", "tid", WG, IPB, Q)}
+    __local limb_t As[${IPB * ALD}];
+    ${load_local("As", ALD, 0, "a", "sa", MA, "inst0", "n", "tid", WG, IPB)}
   % if not B_GLOBAL:
-    __local limb_t Bs[${IPB * BLDP}];
-    ${load_local("Bs", BLD, LPAD, "b", "sb", MB, "inst0", "n", "tid", WG, IPB, Q)}
+    __local limb_t Bs[${IPB * BLD}];
+    ${load_local("Bs", BLD, LPAD, "b", "sb", MB, "inst0", "n", "tid", WG, IPB)}
   % else:
     __global const limb_t *bp = b + (size_t)(inst < n ? inst : 0) * sb;
   % endif

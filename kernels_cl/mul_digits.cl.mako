@@ -4,18 +4,16 @@
 <%namespace file="blocks/common.mako" import="header"/>
 <%namespace file="blocks/arith.mako" import="carry_op_defs"/>
 <%namespace file="blocks/digits.mako" import="digit_defs, load_digits, group_product30, store_limbs"/>
-<%namespace file="blocks/stage.mako" import="padq"/>
 <%
     WG = IPB * IPI
     LPAD, RPAD = 3 * Q, 2 * Q
     ALD = DA + Q
     BLD = LPAD + DB + RPAD
     RC = C // REGIONS
-    ALDP, BLDP = ALD + ALD // Q + 1, BLD + BLD // Q + 1   # with one spare word every Q
-    DLD = ALDP + BLDP        # the result's digits reuse the operands' space
+    DLD = ALD + BLD          # the result's digits reuse the operands' space
     assert C * Q + 2 <= DLD
-    LA = lambda i: "As[s * %du + %s]" % (ALDP, capture(padq, i, Q))
-    LB = lambda j: "Bs[s * %du + %s]" % (BLDP, capture(padq, "%d + (%s)" % (LPAD, j), Q))
+    LA = lambda i: "As[s * %du + (%s)]" % (ALD, i)
+    LB = lambda j: "Bs[s * %du + %d + (%s)]" % (BLD, LPAD, j)
 %>
 ${header()}
 ${carry_op_defs()}
@@ -28,11 +26,11 @@ void mul_digits(__global const limb_t *a, ulong sa, __global const limb_t *b, ul
     const uint tid = get_local_id(0), s = tid / ${IPI}u, t = tid % ${IPI}u;
     const uint inst0 = get_group_id(0) * ${IPB}u;
     __local uint ops[${IPB * DLD}];
-    __local uint *As = ops, *Bs = ops + ${IPB * ALDP};
+    __local uint *As = ops, *Bs = ops + ${IPB * ALD};
     __local ulong spl[${IPB * C}];
     __local uint sc[${IPB * C}];
-    ${load_digits("As", ALD, 0, "a", "sa", MA, DA, "inst0", "n", "tid", WG, IPB, Q)}
-    ${load_digits("Bs", BLD, LPAD, "b", "sb", MB, DB, "inst0", "n", "tid", WG, IPB, Q)}
+    ${load_digits("As", ALD, 0, "a", "sa", MA, DA, "inst0", "n", "tid", WG, IPB)}
+    ${load_digits("Bs", BLD, LPAD, "b", "sb", MB, DB, "inst0", "n", "tid", WG, IPB)}
     barrier(CLK_LOCAL_MEM_FENCE);
     const uint reg = t / ${RC // 2}u, tr = t % ${RC // 2}u;
     const uint c1 = reg * ${RC}u + tr, c2 = reg * ${RC}u + ${RC - 1}u - tr;

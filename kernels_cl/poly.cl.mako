@@ -1,18 +1,17 @@
 ## The papers' Poly benchmark, (a·a + b)·(b·b + b) + a·b mod 2^bits in one kernel: four
 ## low-half products and three additions on registers, a and b staged in local memory once.
 <%namespace file="blocks/common.mako" import="header"/>
-<%namespace file="blocks/stage.mako" import="load_local, padq"/>
+<%namespace file="blocks/stage.mako" import="load_local"/>
 <%namespace file="blocks/arith.mako" import="carry_op_defs"/>
 <%namespace file="blocks/group.mako" import="group_add, group_product"/>
 <%
     WG = IPB * IPI
     LPAD = 3 * Q
     LD = LPAD + M + 2 * Q   # both operands in the zero-margined layout
-    LDP = LD + LD // Q + 1  # with one spare word every Q (bank conflicts)
     RC = C
-    P = lambda buf: (lambda i: "%s[s * %du + %s]" % (buf, LDP, capture(padq, "%d + (%s)" % (LPAD, i), Q)))
+    P = lambda buf: (lambda i: "%s[s * %du + %d + (%s)]" % (buf, LD, LPAD, i))
     X = lambda v: (lambda j: "%s[%d]" % (v, j))
-    L = lambda buf, c: (lambda j: "%s[s * %du + %s]" % (buf, LDP, capture(padq, "%d + (%s) * %du + %d" % (LPAD, c, Q, j), Q)))
+    L = lambda buf, c: (lambda j: "%s[s * %du + %d + (%s) * %du + %d]" % (buf, LD, LPAD, c, Q, j))
 %>
 ${header()}
 ${carry_op_defs()}
@@ -23,11 +22,11 @@ void poly(__global const limb_t *a, ulong sa, __global const limb_t *b, ulong sb
 {
     const uint tid = get_local_id(0), s = tid / ${IPI}u, t = tid % ${IPI}u;
     const uint inst0 = get_group_id(0) * ${IPB}u, inst = inst0 + s;
-    __local limb_t As[${IPB * LDP}], Bs[${IPB * LDP}];
+    __local limb_t As[${IPB * LD}], Bs[${IPB * LD}];
     __local ulong spl[${IPB * C}];
     __local uint sc[${IPB * C}];
-    ${load_local("As", LD, LPAD, "a", "sa", M, "inst0", "n", "tid", WG, IPB, Q)}
-    ${load_local("Bs", LD, LPAD, "b", "sb", M, "inst0", "n", "tid", WG, IPB, Q)}
+    ${load_local("As", LD, LPAD, "a", "sa", M, "inst0", "n", "tid", WG, IPB)}
+    ${load_local("Bs", LD, LPAD, "b", "sb", M, "inst0", "n", "tid", WG, IPB)}
     barrier(CLK_LOCAL_MEM_FENCE);
     const uint c1 = t, c2 = ${C - 1}u - t;
     <% seg = "s * %du" % C %>
@@ -41,8 +40,8 @@ void poly(__global const limb_t *a, ulong sa, __global const limb_t *b, ulong sb
 % for uu, vv, cc in (("u1", "v1", "c1"), ("u2", "v2", "c2")):
   % for j in range(Q):
     if (${cc} * ${Q}u + ${j}u < ${M}u) {
-        ${L("As", cc)(j)} = ${uu}[${j}];
-        ${L("Bs", cc)(j)} = ${vv}[${j}];
+        As[s * ${LD}u + ${LPAD}u + ${cc} * ${Q}u + ${j}u] = ${uu}[${j}];
+        Bs[s * ${LD}u + ${LPAD}u + ${cc} * ${Q}u + ${j}u] = ${vv}[${j}];
     }
   % endfor
 % endfor

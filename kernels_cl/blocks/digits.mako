@@ -11,7 +11,7 @@
 
 ## buf[s*ld + l], l in [0, ld): digit l - lo of the source (m_src limbs, d_src digits), zero
 ## outside, for the IPB instances of the group. Digit i is bits [30i, 30i+30).
-<%def name="load_digits(buf, ld, lo, src, stride, m_src, d_src, inst0, n, tid, WG, IPB, pad_q=0)">
+<%def name="load_digits(buf, ld, lo, src, stride, m_src, d_src, inst0, n, tid, WG, IPB)">
     for (uint _f = ${tid}; _f < ${IPB}u * ${ld}u; _f += ${WG}u) {
         uint _s = _f / ${ld}u, _l = _f % ${ld}u, _v = 0;
         if (${inst0} + _s < ${n} && _l >= ${lo}u && _l - ${lo}u < ${d_src}u) {
@@ -21,20 +21,14 @@
             if (_j + 1u < ${m_src}u) _w |= (ulong)_p[_j + 1u] << 32;
             _v = (uint)(_w >> (_bit & 31u)) & DIGIT_MASK;
         }
-% if pad_q:
-        ${buf}[_s * ${ld + ld // pad_q + 1}u + _l + (_l >> ${pad_q.bit_length() - 1})] = _v;
-% else:
         ${buf}[_f] = _v;
-% endif
     }
 </%def>
 
 ## Columns k0..k0+Q-1 of the digit product, as in conv.mako's conv_chunk, but each column is
-## one 64-bit sum: after every FLUSH = 16/Q blocks of Q×Q the bits above 30 move to a 64-bit
-## high sum, so the running sum stays below 2^30 + 16·2^60 < 2^64. r gets Q digits, spill
-## the rest (the high sum and the unflushed part, below 2^64 together).
+## one 64-bit sum: after every Q×Q block the bits above 30 move to a 64-bit high sum, so the
+## running sum stays below 2^30 + Q·2^60 < 2^64 (Q <= 16). r gets Q digits, spill the rest.
 <%def name="conv_chunk30(k0, r, spill, LA, LB, MA, MB, Q)">
-<% FLUSH = max(1, 16 // Q) %>
     {
         ulong _acc[${Q}], _hi[${Q}]; uint _w[${2 * Q - 1}];
 % for q in range(Q):
@@ -44,7 +38,6 @@
         const int _ilo = max(0, _k0 - ${MB - 1});
         const int _ihi = min(${MA - 1}, _k0 + ${Q - 1});
         int _i0 = (_ilo / ${Q}) * ${Q};
-        uint _nb = 0;
 % for s in range(2 * Q - 1):
         _w[${s}] = ${LB("_k0 - _i0 - %d" % (Q - 1 - s))};
 % endfor
@@ -57,16 +50,9 @@
   % endfor
             }
 % endfor
-% if FLUSH > 1:
-            if (++_nb == ${FLUSH}) {
-                _nb = 0;
-% endif
 % for q in range(Q):
-                _hi[${q}] += _acc[${q}] >> 30; _acc[${q}] &= DIGIT_MASK;
+            _hi[${q}] += _acc[${q}] >> 30; _acc[${q}] &= DIGIT_MASK;
 % endfor
-% if FLUSH > 1:
-            }
-% endif
 % for s in range(2 * Q - 2, Q - 1, -1):
             _w[${s}] = _w[${s - Q}];
 % endfor
@@ -76,11 +62,7 @@
         }
         ulong _c = 0;
 % for q in range(Q):
-        {   /* _acc may hold up to FLUSH blocks: fold all of it */
-            ulong _s = (_acc[${q}] & DIGIT_MASK) + _c;
-            ${r}[${q}] = (uint)_s & DIGIT_MASK;
-            _c = _hi[${q}] + (_acc[${q}] >> 30) + (_s >> 30);
-        }
+        { ulong _s = _acc[${q}] + _c; ${r}[${q}] = (uint)_s & DIGIT_MASK; _c = _hi[${q}] + (_s >> 30); }
 % endfor
         ${spill} = _c;
     }

@@ -2,26 +2,17 @@
 ## Global accesses are coalesced: consecutive work-items touch consecutive limbs; local memory
 ## then hands each work-item its Q consecutive limbs.
 
-## Fill entry l in [0, ld) of each of the IPB instances s of this group with limb l - lo of
+## Fill buf[s*ld + l], l in [0, ld), for the IPB instances s of this group with limb l - lo of
 ## the source (zero outside [0, m_src) and for instances >= n): an operand with zero margins.
-## With pad_q, entry l of instance s sits at s*(ld + ld/pad_q + 1) + l + l/pad_q (see padq).
-<%def name="load_local(buf, ld, lo, src, stride, m_src, inst0, n, tid, WG, IPB, pad_q=0)">
+<%def name="load_local(buf, ld, lo, src, stride, m_src, inst0, n, tid, WG, IPB)">
     for (uint _f = ${tid}; _f < ${IPB}u * ${ld}u; _f += ${WG}u) {
         uint _s = _f / ${ld}u, _l = _f % ${ld}u;
         limb_t _v = 0;
         if (${inst0} + _s < ${n} && _l >= ${lo}u && _l - ${lo}u < ${m_src}u)
             _v = ${src}[(size_t)(${inst0} + _s) * ${stride} + _l - ${lo}u];
-% if pad_q:
-        ${buf}[_s * ${ld + ld // pad_q + 1}u + _l + (_l >> ${pad_q.bit_length() - 1})] = _v;
-% else:
         ${buf}[_f] = _v;
-% endif
     }
 </%def>
-
-## Operands that work-items read at a stride of Q words (chunk k0 = Q*t) would hit one bank in
-## Q of 32 ways: one spare word every Q words makes the stride Q+1, odd, conflict-free.
-<%def name="padq(x, Q)">((uint)(${x}) + ((uint)(${x}) >> ${Q.bit_length() - 1}))</%def>
 
 ## Fill the private chunk dst[0..Q) with limbs [base, base+Q) of instance `inst` (count limbs
 ## per instance in the group's flat layout), via the padded local `stage` buffer.
