@@ -6,6 +6,7 @@ import pyopencl.array as cla
 from pyopencl.elementwise import ElementwiseKernel
 
 import clbig
+from devtools import median_device_seconds
 from clbig import add_n
 
 ctx = clbig.Context()
@@ -17,15 +18,7 @@ y = cla.to_device(q, np.random.default_rng(1).integers(0, 2**32, n_words, dtype=
 
 
 def med(f, reps=20):
-    f()
-    q.finish()
-    ts = []
-    for _ in range(reps):
-        with clbig.profile() as p:
-            f()
-        if p.events:
-            ts.append(p.seconds)
-    return float(np.median(ts)) if ts else float("nan")
+    return median_device_seconds(ctx, f, reps)
 
 
 ew = ElementwiseKernel(ctx.cl_context, "uint *z, const uint *x, const uint *y", "z[i] = x[i] + y[i]")

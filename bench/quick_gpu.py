@@ -4,6 +4,7 @@ import sys
 import numpy as np
 import pyopencl as cl
 import clbig
+from devtools import median_device_seconds, random_batch
 
 ctx = clbig.Context()
 print("device", ctx.name, flush=True)
@@ -12,19 +13,11 @@ sizes = [int(x) for x in sys.argv[1].split(",")] if len(sys.argv) > 1 else [9, 1
 
 
 def rand(n, m):
-    return clbig.from_limbs(rng.integers(0, 2**32, size=(n, m), dtype=np.uint32), ctx=ctx)
+    return random_batch(ctx, rng, n, m)
 
 
 def timeit(f, reps=10):
-    f()
-    ctx.finish()
-    ts = []
-    for _ in range(reps):
-        with clbig.profile() as p:
-            r = f()
-        ts.append(p.seconds)
-        del r
-    return float(np.median(ts))
+    return median_device_seconds(ctx, f, reps)
 
 
 nb = 512 << 20

@@ -7,6 +7,7 @@ import sys
 import numpy as np
 
 import clbig
+from devtools import median_device_seconds, random_batch
 
 ctx = clbig.Context()
 rng = np.random.default_rng(7)
@@ -14,19 +15,11 @@ print("device", ctx.name, flush=True)
 
 
 def rand(n, m):
-    return clbig.from_limbs(rng.integers(0, 2**32, size=(n, m), dtype=np.uint32), ctx=ctx)
+    return random_batch(ctx, rng, n, m)
 
 
-def timeit(f, reps):
-    f()
-    ctx.finish()
-    ts = []
-    for _ in range(reps):
-        with clbig.profile() as p:
-            r = f()
-        ts.append(p.seconds)
-        del r
-    return float(np.median(ts))
+def timeit(f, reps=10):
+    return median_device_seconds(ctx, f, reps)
 
 
 def sweep(var, values, op, sizes, reps):
