@@ -10,7 +10,7 @@ out = os.environ["OUT"]
 for name, params in [("mul_2p13", dict(MODE="single", Q=8, C=32, IPI=16, IPB=4, REGIONS=1, B_GLOBAL=False, MA=256, MB=256, MR=256, TOP_MASK=0xFFFFFFFF))]:
     k = kernel(ctx, "mul.cl.mako", "mul", None, **params)
     ptx = k.program.get_info(cl.program_info.BINARIES)[0]
-    open(f"{out}/{name}.ptx", "wb").write(ptx)
+    open(f"{out}/{name}.ptx", "wb").write(ptx.rstrip(b"\0"))  # NVIDIA ends it with a NUL: ptxas refuses that
 PY
 for f in $OUT/*.ptx; do
   ptxas -arch=sm_90 -v -o ${f%.ptx}.cubin $f 2> ${f%.ptx}.ptxas.txt
