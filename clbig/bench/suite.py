@@ -26,13 +26,14 @@ LOG2_BATCH_BITS = 32
 DEFAULT_SIZES = tuple(range(9, 19))  # log2(bits): 512 .. 262144 bits
 QUICK_SIZES = (9, 13, 17)  # --quick: few sizes, as each costs seconds of kernel builds on PoCL
 DEFAULT_HUGE_SIZES = (20, 22, 24, 26)  # single huge product / division: log2(bits) per operand
-QUICK_HUGE_SIZES = (14, 17, 20)
+QUICK_HUGE_SIZES = (13, 17, 20)  # 2^13: Huge-Div shares Div's kernels at 2^13
 DEFAULT_REPS = 20
 CHECK_FIRST = 3  # spot-check instances 0..2 and the last one
 #: gmpy2 column: host seconds spent per op and size at most (about), and the largest sample
 #: (in bits per operand, summed over the instances) converted to mpz for it.
 GMPY2_SECONDS = 0.5
 GMPY2_SAMPLE_BITS = 1 << 26
+DIV_RESERVE_S = 30.0  # see OpSpec.reserve_s
 
 # -- the papers' reference numbers ---------------------------------------------------------
 #: µs per batch of 2**32 bits per operand, NVIDIA H100, CUDA, 2026-11-22. Keys: log2(bits).
@@ -122,6 +123,13 @@ class OpSpec:
     host: Callable  # (A, B, mask, bits) -> results: the same op in gmpy2, timed for the gmpy2 column
     host_call: str  # the gmpy2 expression, for the report
     divisor: bool = False  # b has half of a's bits (and is not zero): division's operand shape
+    #: Under a --budget, start this op only with this many seconds left (twice that above 2^13
+    #: bits): its first kernel builds at a new width can take that long on a CPU device (PoCL
+    #: builds division's in 30-60 s per width, more at larger widths).
+    reserve_s: float = 0.0
+
+    def reserve(self, bits: int) -> float:
+        return self.reserve_s * (2 if bits > (1 << 13) else 1)
 
     @property
     def huge(self) -> bool:
@@ -154,14 +162,14 @@ OPS = {
     "div": OpSpec("div", "Div", "clbig.divmod(a, b), b of bits/2 bits", _resolve_divmod,
                   lambda a, b, bits: (a // b, a % b), "time",
                   lambda A, B, M, bits: [_f_divmod(x, y) for x, y in zip(A, B)], "gmpy2.f_divmod(x, y)",
-                  divisor=True),
+                  divisor=True, reserve_s=DIV_RESERVE_S),
     "hmul": OpSpec("hmul", "Huge-Mul", "clbig.mul(x, y) on two Python ints", _resolve_huge_mul,
                    lambda a, b, bits: a * b, "huge",
                    lambda A, B, M, bits: [x * y for x, y in zip(A, B)], "x * y"),
     "hdiv": OpSpec("hdiv", "Huge-Div", "clbig.divmod(x, y) on two Python ints, y of bits/2 bits",
                    _resolve_divmod, lambda a, b, bits: (a // b, a % b), "huge",
                    lambda A, B, M, bits: [_f_divmod(x, y) for x, y in zip(A, B)], "gmpy2.f_divmod(x, y)",
-                   divisor=True),
+                   divisor=True, reserve_s=DIV_RESERVE_S),
 }
 BATCH_OPS = tuple(k for k, o in OPS.items() if not o.huge)
 HUGE_OPS = tuple(k for k, o in OPS.items() if o.huge)
@@ -638,111 +646,130 @@ def run_device(selector, *, sizes, ops, scale: int = 0, reps: int = DEFAULT_REPS
         g0 = time.perf_counter()
         host = HostInputs(words, seed) if sizes else None
         res["input_generation_s"] = time.perf_counter() - g0
-        any_divisor = any(s.divisor for s in batch_specs)  # host operands, for the gmpy2 column
-        need_divisor = any(s.divisor and resolved[s.key][0] is not None for s in batch_specs)
+        def budget_skip(spec, bits):
+            """(status, note) when the --budget does not allow starting spec now, else None."""
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return ("skipped", "--budget spent")
+            need = spec.reserve(bits)
+            if need and left < need:
+                return ("skipped", f"--budget: {left:.0f} s left, {need:g} s needed to start "
+                                   "(its first kernel builds can take that long on a CPU)")
+            return None
 
-        # -- batches: n instances of `bits` bits ------------------------------------------------
-        for bits in sizes:
-            n = ns[bits]
-            lg = log2_exact(bits)
-            ha, hb = host.for_size(bits, n)
-            hd = divisor_limbs(hb) if any_divisor else None
-            base = {"bits": bits, "log2_bits": lg, "n": n}
-            operand = n * (bits // 32) * 4
-            a = b = d = None
-            skip = None  # (status, note) for every op at this size
-            if time.monotonic() > deadline:
-                skip = ("skipped", "--budget spent")
-            elif operand > dev["max_alloc_bytes"] or 3 * operand > dev["global_mem_bytes"]:
-                skip = ("skipped", f"operands of {human_bytes(operand)} do not fit this device")
-            else:
-                try:
-                    u0 = time.perf_counter()
-                    a = clbig.from_limbs(ha, bits=bits, ctx=ctx)
-                    b = clbig.from_limbs(hb, bits=bits, ctx=ctx)
-                    if need_divisor:
-                        d = clbig.from_limbs(hd, ctx=ctx)
-                    ctx.finish()
-                    base["upload_s"] = time.perf_counter() - u0
-                except Exception as e:  # noqa: BLE001
-                    skip = ("error", f"upload failed: {type(e).__name__}: {e}")
-            kmax = max(1, min(n, GMPY2_SAMPLE_BITS // bits))
-            sample = {}
-
-            def mpz_rows(which):
-                if which not in sample:
-                    src = {"a": ha, "b": hb, "d": hd}[which]
-                    sample[which] = [gmpy2.mpz(v) for v in limbs_to_ints(src[:kmax])]
-                return sample[which]
-
-            for spec in batch_specs:
-                rec = dict(base, op=spec.key, label=spec.label)
-                if spec.divisor:
-                    rec["divisor_bits"] = 32 * max(1, (bits // 32) // 2)
-                if skip:
-                    rec.update(status=skip[0], note=skip[1])
-                elif unavailable(rec, spec) is None:
-                    pass
-                elif time.monotonic() > deadline:
-                    rec.update(status="skipped", note="--budget spent")
-                else:
-                    fn = resolved[spec.key][0]
-                    bb, hbb = (d, hd) if spec.divisor else (b, hb)
-                    try:
-                        rec.update(measure(ctx, spec, fn, a, bb, bits, n, ha, hbb, reps=reps,
-                                           max_op_seconds=max_op_seconds, deadline=deadline,
-                                           check=check))
-                        rec["status"] = "ok"
-                    except Mismatch as e:
-                        rec.update(status="MISMATCH", note=str(e))
-                        res["results"].append(rec)
-                        raise
-                    except Exception as e:  # noqa: BLE001 - record it and go on with the rest
-                        _record_error(rec, ctx, e)
-                # gmpy2 even where the device op is n/a, so the column is always there
-                if rec["status"] in ("ok", "n/a"):
-                    host_column(spec, rec, lambda: mpz_rows("a"),
-                                lambda: mpz_rows("d" if spec.divisor else "b"),
-                                (spec.key, bits, n, seed))
-                if rec["status"] == "ok":
-                    derived(spec, rec)
-                finish(rec)
-            del a, b, d
-            gc.collect()
-
-        # -- single huge product / division: one instance, Python ints in and out ----------------
-        for bits in huge_sizes:
-            for spec in huge_specs:
-                rec = {"bits": bits, "log2_bits": log2_exact(bits), "n": 1, "op": spec.key,
-                       "label": spec.label}
-                x, y = huge_operands(bits, spec.divisor, seed)
-                if spec.divisor:
-                    rec["divisor_bits"] = y.bit_length()
+        def run_batches(specs):
+            """The batch ops of `specs` at every size: n instances of `bits` bits."""
+            need_b = any(not s.divisor and resolved[s.key][0] is not None for s in specs)
+            need_d = any(s.divisor and resolved[s.key][0] is not None for s in specs)
+            for bits in sizes:
+                n = ns[bits]
+                lg = log2_exact(bits)
+                ha, hb = host.for_size(bits, n)
+                hd = divisor_limbs(hb) if any(s.divisor for s in specs) else None
+                base = {"bits": bits, "log2_bits": lg, "n": n}
+                operand = n * (bits // 32) * 4
+                a = b = d = None
+                skip = None  # (status, note) for every op at this size
                 if time.monotonic() > deadline:
-                    rec.update(status="skipped", note="--budget spent")
-                elif 2 * bits // 8 > dev["max_alloc_bytes"] or 8 * bits // 8 > dev["global_mem_bytes"]:
-                    rec.update(status="skipped", note=f"operands of {human_bytes(bits // 8)} do not fit")
-                elif unavailable(rec, spec) is None:
-                    pass
-                else:
+                    skip = ("skipped", "--budget spent")
+                elif operand > dev["max_alloc_bytes"] or 3 * operand > dev["global_mem_bytes"]:
+                    skip = ("skipped", f"operands of {human_bytes(operand)} do not fit this device")
+                elif need_b or need_d:
                     try:
-                        rec.update(measure_huge(ctx, spec, resolved[spec.key][0], x, y, bits, reps=reps,
-                                                max_op_seconds=max_op_seconds, deadline=deadline,
-                                                check=check))
-                        rec["status"] = "ok"
-                    except Mismatch as e:
-                        rec.update(status="MISMATCH", note=str(e))
-                        res["results"].append(rec)
-                        raise
+                        u0 = time.perf_counter()
+                        a = clbig.from_limbs(ha, bits=bits, ctx=ctx)
+                        if need_b:
+                            b = clbig.from_limbs(hb, bits=bits, ctx=ctx)
+                        if need_d:
+                            d = clbig.from_limbs(hd, ctx=ctx)
+                        ctx.finish()
+                        base["upload_s"] = time.perf_counter() - u0
                     except Exception as e:  # noqa: BLE001
-                        _record_error(rec, ctx, e)
-                if rec["status"] in ("ok", "n/a"):
-                    gx, gy = gmpy2.mpz(x), gmpy2.mpz(y)
-                    host_column(spec, rec, lambda: [gx], lambda: [gy], (spec.key, bits, 1, seed))
-                if rec["status"] == "ok":
-                    derived(spec, rec)
-                finish(rec)
-                del x, y
+                        skip = ("error", f"upload failed: {type(e).__name__}: {e}")
+                kmax = max(1, min(n, GMPY2_SAMPLE_BITS // bits))
+                sample = {}
+
+                def mpz_rows(which):
+                    if which not in sample:
+                        src = {"a": ha, "b": hb, "d": hd}[which]
+                        sample[which] = [gmpy2.mpz(v) for v in limbs_to_ints(src[:kmax])]
+                    return sample[which]
+
+                for spec in specs:
+                    rec = dict(base, op=spec.key, label=spec.label)
+                    if spec.divisor:
+                        rec["divisor_bits"] = 32 * max(1, (bits // 32) // 2)
+                    if skip:
+                        rec.update(status=skip[0], note=skip[1])
+                    elif unavailable(rec, spec) is None:
+                        pass
+                    elif budget_skip(spec, bits):
+                        rec.update(zip(("status", "note"), budget_skip(spec, bits)))
+                    else:
+                        fn = resolved[spec.key][0]
+                        bb, hbb = (d, hd) if spec.divisor else (b, hb)
+                        try:
+                            rec.update(measure(ctx, spec, fn, a, bb, bits, n, ha, hbb, reps=reps,
+                                               max_op_seconds=max_op_seconds, deadline=deadline,
+                                               check=check))
+                            rec["status"] = "ok"
+                        except Mismatch as e:
+                            rec.update(status="MISMATCH", note=str(e))
+                            res["results"].append(rec)
+                            raise
+                        except Exception as e:  # noqa: BLE001 - record it and go on with the rest
+                            _record_error(rec, ctx, e)
+                    # gmpy2 even where the device op is n/a, so the column is always there
+                    if rec["status"] in ("ok", "n/a"):
+                        host_column(spec, rec, lambda: mpz_rows("a"),
+                                    lambda: mpz_rows("d" if spec.divisor else "b"),
+                                    (spec.key, bits, n, seed))
+                    if rec["status"] == "ok":
+                        derived(spec, rec)
+                    finish(rec)
+                del a, b, d
+                gc.collect()
+
+        def run_huge(specs):
+            """The single huge ops of `specs`: one instance, Python ints in and out."""
+            for bits in huge_sizes:
+                for spec in specs:
+                    rec = {"bits": bits, "log2_bits": log2_exact(bits), "n": 1, "op": spec.key,
+                           "label": spec.label}
+                    x, y = huge_operands(bits, spec.divisor, seed)
+                    if spec.divisor:
+                        rec["divisor_bits"] = y.bit_length()
+                    if 2 * bits // 8 > dev["max_alloc_bytes"] or 8 * bits // 8 > dev["global_mem_bytes"]:
+                        rec.update(status="skipped", note=f"operands of {human_bytes(bits // 8)} do not fit")
+                    elif unavailable(rec, spec) is None:
+                        pass
+                    elif budget_skip(spec, bits):
+                        rec.update(zip(("status", "note"), budget_skip(spec, bits)))
+                    else:
+                        try:
+                            rec.update(measure_huge(ctx, spec, resolved[spec.key][0], x, y, bits, reps=reps,
+                                                    max_op_seconds=max_op_seconds, deadline=deadline,
+                                                    check=check))
+                            rec["status"] = "ok"
+                        except Mismatch as e:
+                            rec.update(status="MISMATCH", note=str(e))
+                            res["results"].append(rec)
+                            raise
+                        except Exception as e:  # noqa: BLE001
+                            _record_error(rec, ctx, e)
+                    if rec["status"] in ("ok", "n/a"):
+                        gx, gy = gmpy2.mpz(x), gmpy2.mpz(y)
+                        host_column(spec, rec, lambda: [gx], lambda: [gy], (spec.key, bits, 1, seed))
+                    if rec["status"] == "ok":
+                        derived(spec, rec)
+                    finish(rec)
+                    del x, y
+
+        # Division last: its kernels are the slowest to build, so under a --budget (--quick) a
+        # cold kernel cache costs division's numbers, not everyone's.
+        for phase in (lambda sp: not sp.divisor, lambda sp: sp.divisor):
+            run_batches([sp for sp in batch_specs if phase(sp)])
+            run_huge([sp for sp in huge_specs if phase(sp)])
         res["status"] = "done"
     except Mismatch as e:
         res["status"] = "MISMATCH"
