@@ -50,7 +50,8 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--scale", type=int, default=None,
                     help="divide the batch n = 2^32/bits by 2^K (default 0: 512 MiB per operand)")
     ap.add_argument("--quick", action="store_true",
-                    help=f"CPUs and CI (well under a minute on PoCL): --scale {QUICK_SCALE}, the sizes "
+                    help=f"CPUs and CI (under a minute on PoCL; division runs last, where the budget "
+                         f"leaves time to build its kernels): --scale {QUICK_SCALE}, the sizes "
                          f"above, --max-op-seconds {QUICK_MAX_OP_SECONDS:g}, --copy-mib {QUICK_COPY_MIB}, "
                          f"--gmpy2-seconds {QUICK_GMPY2_SECONDS:g}, --budget {QUICK_BUDGET:g}, unless given")
     ap.add_argument("--reps", type=int, default=DEFAULT_REPS,
@@ -60,7 +61,8 @@ def _parser() -> argparse.ArgumentParser:
                          "time (at least 5 launches); default: no cap")
     ap.add_argument("--budget", type=float, default=None,
                     help="wall-clock seconds for a device's whole run: once spent, what is left is "
-                         "recorded as skipped and the outputs are still written")
+                         "recorded as skipped and the outputs are still written; division starts only "
+                         "with 30 s of it left (60 s above 2^13 bits), for its kernel builds")
     ap.add_argument("--copy-mib", type=int, default=None,
                     help="size of the copy-bandwidth buffer (default 512 MiB on GPUs, 256 MiB on CPUs, "
                          "less where the device is small)")
