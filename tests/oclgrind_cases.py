@@ -24,11 +24,13 @@ Usage (test_oclgrind.py sets up the environment; by hand, an ICD directory listi
 """
 from __future__ import annotations
 
+import importlib
 import os
 import random
 import sys
 import time
 import traceback
+from pathlib import Path
 
 import numpy as np
 import pyopencl as cl
@@ -371,6 +373,14 @@ def main() -> int:
 
     for ctx, tag, bits, n in ((wide_ctx, "shift", 100, 5), (small_ctx, "shift multi", 3000, 2)):
         guarded(tag, shifts, ctx, tag, bits, n)
+
+    # Algorithm families add their own cases in tests/oclgrind_more_*.py, each a module with
+    # run(wide_ctx, small_ctx, guarded, check, values): one file per family, no shared edits.
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    for extra in sorted(Path(__file__).parent.glob("oclgrind_more_*.py")):
+        mod = importlib.import_module(extra.stem)
+        log(f"cases from {extra.name}")
+        mod.run(wide_ctx, small_ctx, guarded, check, values)
 
     wall = time.perf_counter() - t0
     reached = {(t, path_of(t, p, g)) for t, p, g, _ in LAUNCHES}
