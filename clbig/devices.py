@@ -1,6 +1,7 @@
 """OpenCL devices, the clbig Context and the per-thread current context."""
 from __future__ import annotations
 
+import functools
 import os
 import threading
 from dataclasses import dataclass
@@ -58,6 +59,20 @@ def devices() -> list[DeviceInfo]:
     ]
 
 
+@functools.lru_cache(maxsize=None)
+def _compiles(dev) -> bool:
+    """Whether the device's compiler builds a trivial kernel. PoCL 3.0 from PyPI (LLVM 14)
+    fails every build on CPUs its LLVM does not know (AMD Zen 5: "unknown target CPU
+    'generic'"), while a distribution's newer PoCL on the same machine works: the default
+    choice skips a device that cannot compile rather than fail on the first operation."""
+    try:
+        ctx = cl.Context([dev])
+        cl.Program(ctx, "__kernel void probe(__global int *x) { x[0] = 1; }").build()
+        return True
+    except cl.Error:
+        return False
+
+
 def _select(selector):
     devs = _cl_devices()
     infos = devices()
@@ -68,7 +83,7 @@ def _select(selector):
     if selector is None:
         for kind in ("GPU", "CPU"):
             for d, info in zip(devs, infos):
-                if info.type == kind:
+                if info.type == kind and _compiles(d):
                     return d
         return devs[0]
     if isinstance(selector, cl.Device):
@@ -85,7 +100,7 @@ def _select(selector):
         for kind in ("gpu", "cpu"):
             if s == kind:
                 for d, info in zip(devs, infos):
-                    if info.type == kind.upper():
+                    if info.type == kind.upper() and _compiles(d):
                         return d
         for d, info in zip(devs, infos):
             if s in info.label.lower():
