@@ -4,16 +4,106 @@
 (a * b) mod 2**bits for n instances of ma- and mb-limb operands with instance strides sa, sb
 (0 broadcasts), returned as an (n, ceil(bits/32)) uint32 device array. Division and the
 user-facing layer call this, never one algorithm directly, so they get the fastest one.
+
+"auto" goes by the bits of the smaller operand that take part (a product mod 2**bits reads
+only the low bits of each operand): classical below `ntt_from_bits`, the NTT from there, SSA
+from `ssa_from_bits`, each only where it can run on this device. The crossovers come from
+`python -m clbig tune` for this device (a JSON file in the user's cache folder), else from the
+defaults below, measured on an NVIDIA H100 (bench/results/).
 """
 from __future__ import annotations
 
-from . import mul_basecase
+import json
+import os
+from pathlib import Path
 
-ALGORITHMS = ("classical",)
+from . import mul_basecase, mul_ntt
+from . import plan as P
+from .render import DoesNotFit
+
+ALGORITHMS = ("classical", "ntt", "ssa")
+DEFAULT_CROSSOVERS = {"ntt_from_bits": 1 << 14, "ssa_from_bits": 1 << 40}
+
+
+def tuning_file() -> Path:
+    """Where `python -m clbig tune` keeps its crossovers (CLBIG_TUNING_FILE overrides)."""
+    if os.environ.get("CLBIG_TUNING_FILE"):
+        return Path(os.environ["CLBIG_TUNING_FILE"])
+    import platformdirs
+    return Path(platformdirs.user_cache_dir("clbig")) / "tuning.json"
+
+
+def device_key(ctx) -> str:
+    d = ctx.device
+    return f"{d.platform.name.strip()}: {d.name.strip()} ({d.driver_version.strip()})"
+
+
+def crossovers(ctx) -> dict:
+    """This device's crossovers: tuned ones where present, else the defaults (cached on ctx)."""
+    got = ctx.__dict__.get("_mul_crossovers")
+    if got is None:
+        got = dict(DEFAULT_CROSSOVERS)
+        try:
+            got.update(json.loads(tuning_file().read_text()).get(device_key(ctx), {}))
+        except (OSError, ValueError):
+            pass
+        ctx._mul_crossovers = got
+    return got
+
+
+def _ssa():
+    try:
+        from . import mul_ssa
+    except ImportError:
+        return None
+    return mul_ssa
+
+
+def why_not(ctx, algorithm: str, ma: int, mb: int, bits: int) -> str | None:
+    """None when `algorithm` can run this product on this device, else the reason."""
+    if algorithm == "classical":
+        return None
+    if algorithm == "ntt":
+        return mul_ntt.supports(ctx, ma, mb, bits)
+    ssa = _ssa()
+    return "SSA is not available in this build" if ssa is None else ssa.supports(ctx, ma, mb, bits)
+
+
+def choose(ctx, ma: int, mb: int, bits: int) -> str:
+    m = min(ma, mb, P.ceil_div(bits, 32)) * 32
+    x = crossovers(ctx)
+    for algorithm, start in (("ssa", x["ssa_from_bits"]), ("ntt", x["ntt_from_bits"])):
+        if m >= start and why_not(ctx, algorithm, ma, mb, bits) is None:
+            return algorithm
+    return "classical"
 
 
 def mul(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int, algorithm: str = "auto"):
     if algorithm not in ("auto",) + ALGORITHMS:
         raise ValueError(f"unknown multiplication algorithm {algorithm!r}; choose from auto, "
                          + ", ".join(ALGORITHMS))
+    if algorithm == "auto":
+        algorithm = choose(ctx, ma, mb, bits)
+    else:
+        why = why_not(ctx, algorithm, ma, mb, bits)
+        if why:
+            raise ValueError(f"algorithm={algorithm!r} cannot multiply {ma * 32}-bit by "
+                             f"{mb * 32}-bit operands (mod 2^{bits}) on {ctx.name}: {why}")
+    if algorithm == "ntt":
+        return mul_ntt.mul(ctx, a, sa, ma, b, sb, mb, n, bits)
+    if algorithm == "ssa":
+        return _ssa().mul(ctx, a, sa, ma, b, sb, mb, n, bits, pointwise=pointwise)
+    return mul_basecase.mul(ctx, a, sa, ma, b, sb, mb, n, bits)
+
+
+def pointwise(ctx, a, sa, ma, b, sb, mb, n, bits):
+    """SSA's batch of pointwise products: classical or NTT by size, never SSA again at the
+    same size (its pieces are much shorter than its operands, so recursion would end, but a
+    batch engine is what the pieces want)."""
+    m = min(ma, mb, P.ceil_div(bits, 32)) * 32
+    if m >= crossovers(ctx)["ntt_from_bits"] and mul_ntt.supports(ctx, ma, mb, bits) is None:
+        try:
+            return mul_ntt.mul(ctx, a, sa, ma, b, sb, mb, n, bits)
+        except DoesNotFit:
+            pass
     return mul_basecase.mul(ctx, a, sa, ma, b, sb, mb, n, bits)

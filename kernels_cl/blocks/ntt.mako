@@ -1,0 +1,70 @@
+## Arithmetic modulo the prime p = 2^64 - 2^32 + 1 for number-theoretic transforms.
+##
+## Why this prime: p - 1 = 2^32 * (2^32 - 1), so roots of unity of every power-of-two order up
+## to 2^32 exist, and since 2^64 = 2^32 - 1 (mod p) and 2^96 = -1 (mod p), a 128-bit product
+## reduces with a few 64-bit adds and no division. A coefficient of a product of 16-bit digits
+## is below N * 2^32 < p for every length N < 2^31, so the convolution is exact: no CRT.
+<%def name="gl_defs()">
+#define GL_P 0xFFFFFFFF00000001ul
+#define GL_EPS 0xFFFFFFFFul   /* 2^64 mod p */
+
+inline ulong gl_add(ulong a, ulong b)
+{
+    ulong s = a + b;
+    if (s < a) s += GL_EPS;    /* dropped 2^64 = EPS; cannot wrap again for a, b < p */
+    return s >= GL_P ? s - GL_P : s;
+}
+
+inline ulong gl_sub(ulong a, ulong b)
+{
+    ulong d = a - b;
+    return a < b ? d - GL_EPS : d;   /* d + 2^64 - EPS = a - b + p */
+}
+
+/* lo + 2^64 (hl + 2^32 hh) = lo + EPS hl - hh (mod p) */
+inline ulong gl_reduce(ulong lo, ulong hi)
+{
+    ulong hh = hi >> 32, hl = hi & 0xFFFFFFFFul;
+    ulong t = lo - hh;
+    if (lo < hh) t -= GL_EPS;
+    ulong u = (hl << 32) - hl;
+    ulong r = t + u;
+    if (r < u) r += GL_EPS;
+    return r >= GL_P ? r - GL_P : r;
+}
+
+inline ulong gl_mul(ulong a, ulong b)
+{
+    return gl_reduce(a * b, mul_hi(a, b));
+}
+</%def>
+
+## Radix-2 stages over points held in local memory. The points of `G` independent groups are
+## interleaved, point i of group gl at X[i*G + gl], so that a group's points, which lie `S`
+## apart in the transform, load coalesced across consecutive groups. `elem(gl, i)` gives the
+## C expression of the point's index in the whole transform (for its twiddle).
+##
+## Forward: decimation in frequency, natural order in, bit-reversed order out, stages of
+## half-length 2^(H-1) down to 2^(H-RB). Inverse: decimation in time, bit-reversed in,
+## natural out, 2^(H-RB) up to 2^(H-1). So neither direction needs a permutation pass.
+<%def name="stages(X, tw, L, H, RB, G, WG, tid, elem, inverse)">
+<% levels = range(H - RB, H) if inverse else range(H - 1, H - RB - 1, -1) %>
+% for l in levels:
+<%  s = l - (H - RB); half = G * (1 << (RB - 1)) %>
+    for (uint _t = ${tid}; _t < ${half}u; _t += ${WG}u) {
+        const uint _gl = _t % ${G}u, _p = _t / ${G}u;
+        const uint _i = ((_p >> ${s}) << ${s + 1}) | (_p & ${(1 << s) - 1}u), _j = _i + ${1 << s}u;
+        const ulong _w = ${tw}[(${elem("_gl", "_i")} & ${(1 << l) - 1}ul) << ${L - 1 - l}];
+        const ulong _u = ${X}[_i * ${G}u + _gl], _v = ${X}[_j * ${G}u + _gl];
+  % if inverse:
+        const ulong _vw = gl_mul(_v, _w);
+        ${X}[_i * ${G}u + _gl] = gl_add(_u, _vw);
+        ${X}[_j * ${G}u + _gl] = gl_sub(_u, _vw);
+  % else:
+        ${X}[_i * ${G}u + _gl] = gl_add(_u, _v);
+        ${X}[_j * ${G}u + _gl] = gl_mul(gl_sub(_u, _v), _w);
+  % endif
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+% endfor
+</%def>

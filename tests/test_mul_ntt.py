@@ -1,0 +1,105 @@
+"""Multiplication by NTT (clbig.mul_ntt) and the algorithm choice (clbig.mul_n) against gmpy2."""
+import json
+
+import gmpy2
+import pytest
+
+import clbig
+from clbig import mul_n, mul_ntt
+from conftest import check_values, mask
+from test_mul import mul_pairs
+
+# (a.bits, b.bits): one limb, odd limb counts, unequal sizes, a transform of 2 points up to
+# several thousand, and lengths just past a power of two.
+NTT_PAIRS = [(1, 1), (32, 32), (33, 7), (96, 64), (1000, 1000), (2048, 32), (4096, 4096),
+             (4128, 4064), (2 ** 14, 2 ** 14), (2 ** 15 + 32, 2 ** 15 - 32)]
+
+
+def run(pairs, ba, bb, what, bits=None, algorithm="ntt"):
+    xs, ys = [p[0] for p in pairs], [p[1] for p in pairs]
+    a, b = clbig.array(xs, bits=ba), clbig.array(ys, bits=bb)
+    if bits is None:
+        r = clbig.mul(a, b, algorithm=algorithm)
+        want = [gmpy2.mpz(x) * y for x, y in pairs]
+    else:
+        r = clbig.mul_low(a, b, bits=bits, algorithm=algorithm)
+        want = [(gmpy2.mpz(x) * y) & mask(bits) for x, y in pairs]
+    check_values(r.tolist(), want, what, (xs, ys))
+
+
+@pytest.mark.parametrize("ba,bb", NTT_PAIRS)
+def test_ntt_exact(rng, ba, bb):
+    n = 5 if ba * bb > 2 ** 26 else 21
+    run(mul_pairs(rng, ba, bb, n), ba, bb, f"ntt {ba}x{bb}")
+
+
+@pytest.mark.parametrize("ba,bb,bits", [(4096, 4096, 4096), (4096, 4096, 4000), (3000, 70, 1000),
+                                        (2 ** 14, 2 ** 14, 2 ** 14 + 16)])
+def test_ntt_low_half(rng, ba, bb, bits):
+    run(mul_pairs(rng, ba, bb, 7), ba, bb, f"ntt low {bits} of {ba}x{bb}", bits=bits)
+
+
+@pytest.mark.parametrize("n", [1, 3])
+def test_ntt_batch_lengths_and_broadcast(rng, n):
+    xs = [rng.getrandbits(5000) for _ in range(n)]
+    y = mask(4000)
+    got = clbig.mul(clbig.array(xs), y, algorithm="ntt").tolist()
+    check_values(got, [x * y for x in xs], f"ntt broadcast, n={n}")
+    got = clbig.mul(y, clbig.array(xs), algorithm="ntt").tolist()
+    check_values(got, [x * y for x in xs], f"ntt broadcast left, n={n}")
+
+
+@pytest.mark.parametrize("points", [16, 128])
+@pytest.mark.parametrize("ba,bb", [(2000, 2000), (2 ** 14, 2 ** 14 - 96), (5000, 300)])
+def test_ntt_multi_pass(rng, monkeypatch, points, ba, bb):
+    """Work-groups of few points force the strided passes (1 stage each at 16 points, 4 at
+    128) that long transforms take on a GPU."""
+    monkeypatch.setenv("CLBIG_NTT_POINTS", str(points))
+    L = mul_ntt.transform_log(-(-ba // 32), -(-bb // 32), ba + bb)[0]
+    assert len(mul_ntt.pass_plan(clbig.current_context(), L)) > 1
+    run(mul_pairs(rng, ba, bb, 5), ba, bb, f"ntt {ba}x{bb} in passes of {points} points")
+
+
+def test_ntt_all_ones_long_carry(rng):
+    """(2^k - 1)^2 = 2^2k - 2^(k+1) + 1: every coefficient is at its maximum and the carries
+    run the whole length."""
+    for k in (32, 1024, 20000):
+        got = clbig.mul(mask(k), mask(k), algorithm="ntt")
+        assert got == mask(k) ** 2, f"(2^{k}-1)^2"
+
+
+@pytest.mark.large
+def test_ntt_huge_single():
+    x, y = gmpy2.mpz(3) ** 1_400_000, gmpy2.mpz(7) ** 1_500_000 - 1   # ~2^22 bits each
+    assert clbig.mul(x, y, algorithm="ntt") == x * y
+    assert clbig.mul(int(x), 0xFFFFFFFFFFFFFFFF, algorithm="ntt") == x * 0xFFFFFFFFFFFFFFFF
+
+
+def test_forced_algorithm_that_cannot_run(monkeypatch):
+    monkeypatch.setattr(mul_ntt, "MAX_LOG", 4)
+    with pytest.raises(ValueError, match=r"algorithm='ntt' cannot multiply .*2\^\d+ points"):
+        clbig.mul(clbig.array([mask(1000)]), mask(1000), algorithm="ntt")
+    with pytest.raises(ValueError, match="unknown multiplication algorithm 'fft'"):
+        clbig.mul(3, 5, algorithm="fft")
+    with pytest.raises(ValueError, match="unknown multiplication algorithm"):
+        clbig.mul_low(clbig.array([3]), 5, algorithm="karatsuba")
+    # auto never picks what cannot run: with the NTT limited it multiplies classically
+    x = (1 << 40000) - 3
+    monkeypatch.setattr(mul_n, "choose", mul_n.choose)
+    assert clbig.mul(x, x) == x * x
+
+
+def test_auto_reads_tuned_crossovers(tmp_path, monkeypatch):
+    ctx = clbig.current_context()
+    f = tmp_path / "tuning.json"
+    f.write_text(json.dumps({mul_n.device_key(ctx): {"ntt_from_bits": 64}}))
+    monkeypatch.setenv("CLBIG_TUNING_FILE", str(f))
+    monkeypatch.delattr(ctx, "_mul_crossovers", raising=False)
+    try:
+        assert mul_n.choose(ctx, 2, 2, 128) == "ntt"
+        assert mul_n.choose(ctx, 1, 2, 96) == "classical"     # the smaller operand decides
+        assert mul_n.choose(ctx, 100, 100, 32) == "classical"  # only 32 bits take part
+        x, y = mask(64), mask(64) - 5
+        assert clbig.mul(x, y) == x * y
+    finally:
+        monkeypatch.delattr(ctx, "_mul_crossovers", raising=False)
