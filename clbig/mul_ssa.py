@@ -1,0 +1,213 @@
+"""Schönhage–Strassen multiplication of limb vectors (kernels_cl/ssa.cl.mako).
+
+Each operand is cut into pieces of M limbs, N = 2^k rows per instance; rows are residues
+modulo F = 2^K + 1 with K = 32P bits, where 2 is a 2K-th root of unity, so the transform's
+twiddles are bit rotations (N | 64P makes every twiddle an integral shift). The cyclic
+convolution is exact when ceil(ma/M) + ceil(mb/M) - 1 <= N and every coefficient is below
+2^K. Passes: k forward stages per operand (the first cuts the pieces, bit-reversed), the
+pointwise products by `pointwise` (any multiplication with mul_basecase.mul's signature),
+k inverse stages (the first reduces the products mod F), one recomposition scaling by 2^-k
+and summing overlapping coefficients, and one multi-group addition for the last carries.
+"""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pyopencl as cl
+import pyopencl.array as cla
+
+from . import add_n, mul_basecase
+from . import plan as P_
+from .render import DoesNotFit, kernel, launch
+
+_QS = (4, 8, 16, 32)   # words per work-item in a butterfly; the smallest that fits is used
+_GROUP = 256           # preferred work-items per butterfly group
+# Relative cost of one limb product in the pointwise basecase against moving one word
+# through a transform pass (an H100 does ~12 of the former per word of bandwidth).
+_PW_WEIGHT = 1 / 12
+# Memory the pointwise step may use beyond its output (mul_basecase's multi-group path
+# holds the spills and the sum), in multiples of that output.
+_PW_TEMP = 3
+
+
+def _limits(ctx):
+    """(global memory, largest single allocation) in bytes; tests monkeypatch this."""
+    return int(ctx.device.global_mem_size), int(ctx.device.max_mem_alloc_size)
+
+
+def _geometry(ctx, P: int):
+    """(Q, ipi, bpg) for butterflies of P words: items per butterfly and butterflies per
+    group, local memory within the device's; None when no Q fits."""
+    for q in P_.env_ints("CLBIG_SSA_Q", _QS):
+        ipi = P_.ceil_div(P, q)
+        if ipi > ctx.max_items:
+            continue
+        bpg = max(1, min(_GROUP, ctx.max_items) // ipi)
+        while bpg > 1 and _local_bytes(P, ipi, bpg) > ctx.local_mem:
+            bpg //= 2
+        if _local_bytes(P, ipi, bpg) <= ctx.local_mem:
+            return q, ipi, bpg
+    return None
+
+
+def _local_bytes(P, ipi, bpg):
+    return P_.WORD * (P_.padded_words(bpg * (P + 1)) + bpg * ipi) + 32 * bpg
+
+
+def _shape(ma: int, mb: int, k: int):
+    """(M, P) for N = 2^k rows: the smallest pieces that make the convolution acyclic, the
+    smallest ring that holds every coefficient, rounded so that N divides 64P."""
+    n = 1 << k
+    m = max(1, P_.ceil_div(ma + mb, n + 1))
+    while P_.ceil_div(ma, m) + P_.ceil_div(mb, m) - 1 > n:
+        m += 1
+    na, nb = P_.ceil_div(ma, m), P_.ceil_div(mb, m)
+    need = 32 * (min(m, ma) + min(m, mb)) + (min(na, nb) - 1).bit_length()
+    unit = max(1, n // 64)
+    p = P_.ceil_div(P_.ceil_div(need, 32), unit) * unit
+    return m, p
+
+
+def plan(ctx, ma: int, mb: int, bits: int):
+    """The parameters for one product, or a dict with only 'reason' when none fits.
+    CLBIG_SSA_K forces the number of rows 2^k (tests, tuning)."""
+    mr = P_.ceil_div(bits, 32)
+    full = min(mr, ma + mb)             # product limbs that matter
+    ma, mb = min(ma, full), min(mb, full)
+    forced = os.environ.get("CLBIG_SSA_K")
+    ks = [int(forced)] if forced else range(1, (ma + mb).bit_length() + 1)
+    best, why = None, None
+    for k in ks:
+        if not 1 <= k <= 30:
+            raise ValueError(f"CLBIG_SSA_K={k}: the transform length must be 2^1..2^30")
+        m, p = _shape(ma, mb, k)
+        geo = _geometry(ctx, p)
+        if geo is None:
+            why = (f"a ring of {p} limbs (2^{k} pieces of {m} limbs) does not fit this device's "
+                   f"work-groups ({ctx.max_items} items) and local memory ({ctx.local_mem} bytes)")
+            continue
+        n = 1 << k
+        cost = (3 * k + 3) * 2 * n * (p + 1) + _PW_WEIGHT * n * (p + 1) ** 2
+        if best is None or cost < best["cost"]:
+            best = dict(k=k, N=n, M=m, P=p, Q=geo[0], ipi=geo[1], bpg=geo[2], cost=cost,
+                        ma=ma, mb=mb, mr=mr)
+        if m == 1:
+            break
+    return best or dict(reason=why)
+
+
+def _bytes_per_instance(pl):
+    rows = pl["N"] * (pl["P"] + 1)
+    prods = pl["N"] * (2 * pl["P"] + 1)
+    return P_.WORD * (2 * rows + (1 + _PW_TEMP) * prods)
+
+
+def supports(ctx, ma: int, mb: int, bits: int) -> str | None:
+    """None when SSA can run this product on this device, else why not."""
+    if min(ma, mb, bits) < 1:
+        return f"operands of {ma} and {mb} limbs, {bits} bits: all must be positive"
+    pl = plan(ctx, ma, mb, bits)
+    if "reason" in pl:
+        return "Schönhage–Strassen: " + pl["reason"]
+    mem, alloc = _limits(ctx)
+    need, prods = _bytes_per_instance(pl), P_.WORD * pl["N"] * (2 * pl["P"] + 1)
+    out = 3 * P_.WORD * pl["mr"]
+    if prods > alloc or need + out > mem:
+        return (f"Schönhage–Strassen on {ma} x {mb} limbs needs {need + out} bytes of device "
+                f"memory ({prods} in one buffer; 2^{pl['k']} rows of {pl['P'] + 1} limbs); "
+                f"this device has {mem} ({alloc} per buffer)")
+    return None
+
+
+def _combine(ctx, pl, mode, src, src_off, src_stride, dst, ninst, h=1, inv=0, mlen=0):
+    P, ipi = pl["P"], pl["ipi"]
+    nbf = ninst * pl["N"] // 2
+    bpg = min(pl["bpg"], nbf)
+    wg = bpg * ipi
+    k = kernel(ctx, "ssa.cl.mako", "ssa_combine", wg, KERNEL="combine", MODE=mode, Q=pl["Q"])
+    kh = 32 * P // h
+    launch(ctx, k, P_.ceil_div(nbf, bpg), wg, src, np.uint64(src_off), np.uint64(src_stride),
+           dst, np.uint32(P), np.uint32(pl["M"]), np.uint32(mlen), np.uint32(pl["k"]),
+           np.uint32(h), np.uint32(kh), np.uint32(inv), np.uint64(nbf), np.uint32(ipi),
+           np.uint32(bpg), cl.LocalMemory(P_.WORD * P_.padded_words(bpg * (P + 1))),
+           cl.LocalMemory(P_.WORD * wg), cl.LocalMemory(32 * bpg))
+
+
+def _stages(ctx, pl, T, ninst, inv):
+    for s in range(1, pl["k"]):
+        _combine(ctx, pl, "stage", T, 0, 0, T, ninst, h=1 << s, inv=inv)
+
+
+def _forward(ctx, pl, a, off, stride, m, ninst):
+    T = cl.Buffer(ctx.cl_context, cl.mem_flags.READ_WRITE, P_.WORD * ninst * pl["N"] * (pl["P"] + 1))
+    _combine(ctx, pl, "fwd1", a, off, stride, T, ninst, mlen=m)
+    _stages(ctx, pl, T, ninst, 0)
+    return T
+
+
+def _tile(ctx, T, one: int, copies: int):
+    """T[i*one:(i+1)*one] = T[0:one] for i < copies (doubling copies: log2(copies) calls)."""
+    have = 1
+    while have < copies:
+        c = min(have, copies - have)
+        cl.enqueue_copy(ctx.queue, T, T, byte_count=c * one, src_offset=0, dst_offset=have * one)
+        have += c
+
+
+def mul(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int, pointwise=None):
+    """(a * b) mod 2**bits for n instances, as mul_basecase.mul; `pointwise` multiplies the
+    batch of residues (default mul_basecase.mul). Raises DoesNotFit when the device cannot."""
+    pointwise = pointwise or mul_basecase.mul
+    mr = P_.ceil_div(bits, 32)
+    out = cla.empty(ctx.queue, (n, mr), np.uint32)
+    if n == 0:
+        return out
+    reason = supports(ctx, ma, mb, bits)
+    if reason:
+        raise DoesNotFit(reason)
+    mem, alloc = _limits(ctx)
+    if P_.WORD * n * mr > alloc:
+        raise DoesNotFit(f"the result ({n} x {mr} limbs) exceeds this device's largest buffer ({alloc} bytes)")
+    if n > 1 and sa == 0 and sb == 0:  # both broadcast: one product, copied
+        one = mul(ctx, a, 0, ma, b, 0, mb, 1, bits, pointwise)
+        cl.enqueue_copy(ctx.queue, out.data, one.data, byte_count=P_.WORD * mr)
+        _tile(ctx, out.data, P_.WORD * mr, n)
+        return out
+    pl = plan(ctx, ma, mb, bits)
+    N, P = pl["N"], pl["P"]
+    row_bytes = P_.WORD * N * (P + 1)
+    chunk = max(1, min(n, (mem - 3 * P_.WORD * n * mr) // _bytes_per_instance(pl),
+                       alloc // (P_.WORD * N * (2 * P + 1))))
+    square = a.int_ptr == b.int_ptr and sa == sb and ma == mb
+    once = {}
+
+    def transform(x, sx, mx, i0, c):
+        if sx or c == 1:
+            return _forward(ctx, pl, x, i0 * sx, sx, mx, c)
+        if x.int_ptr not in once:  # a broadcast operand: transformed once, copied per instance
+            once[x.int_ptr] = _forward(ctx, pl, x, 0, 0, mx, 1)
+        T = cl.Buffer(ctx.cl_context, cl.mem_flags.READ_WRITE, c * row_bytes)
+        cl.enqueue_copy(ctx.queue, T, once[x.int_ptr], byte_count=row_bytes)
+        _tile(ctx, T, row_bytes, c)
+        return T
+
+    spill = cla.empty(ctx.queue, (n, mr), np.uint32)
+    for i0 in range(0, n, chunk):
+        c = min(chunk, n - i0)
+        Ta = transform(a, sa, pl["ma"], i0, c)
+        Tb = Ta if square else transform(b, sb, pl["mb"], i0, c)
+        prods = pointwise(ctx, Ta, P + 1, P + 1, Tb, P + 1, P + 1, c * N, 32 * (2 * P + 1))
+        del Tb
+        _combine(ctx, pl, "inv1", prods.data, 0, 0, Ta, c)
+        del prods
+        _stages(ctx, pl, Ta, c, 1)
+        wg = min(_GROUP, ctx.max_items)
+        k = kernel(ctx, "ssa.cl.mako", "ssa_recompose", wg, KERNEL="recompose", MODE="", Q=1)
+        total = c * mr
+        launch(ctx, k, P_.ceil_div(total, wg), wg, Ta, np.uint32(P), np.uint32(pl["M"]),
+               np.uint32(pl["k"]), out.data, spill.data, np.uint32(mr), np.uint64(total),
+               np.uint64(i0 * mr))
+        del Ta
+    res, _ = add_n.addsub(ctx, "add", out.data, mr, mr, spill.data, mr, mr, n, bits)
+    return res
