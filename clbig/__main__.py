@@ -1,10 +1,12 @@
-"""Command line: `python -m clbig info` and `python -m clbig demo`.
+"""Command line: `python -m clbig info`, `python -m clbig demo` and `python -m clbig tune`.
 
 info   lists the OpenCL platforms and devices with the limits clbig plans its launches by, and
        the device that clbig picks by default (CLBIG_DEVICE, else the first GPU, else a CPU).
 demo   the quick start: random big integers, a*b and a+b on the default device, every result
        checked against gmpy2, with clbig's device time, the wall time and gmpy2's time.
        Exits 1 on any wrong result.
+tune   measures where the NTT (and SSA) overtake classical multiplication on a device and
+       stores the crossovers for algorithm="auto" (clbig.tune).
 """
 from __future__ import annotations
 
@@ -146,6 +148,20 @@ def cmd_demo(args) -> int:
     return 0
 
 
+def cmd_tune(args) -> int:
+    import clbig
+    from clbig import tune
+
+    ctx = clbig.Context(args.device)
+    print(f"tuning multiplication on {ctx.name} (products checked against gmpy2)")
+    res = tune.tune(ctx, quick=args.quick)
+    for key in ("ntt_from_bits", "ntt_from_bits_few", "ssa_from_bits", "ssa_from_bits_few"):
+        v = res[key]
+        print(f"  {key:18s} {'never' if v >= 1 << 62 else f'2^{v.bit_length() - 1} bits'}")
+    print(f"written to {res['file']}; algorithm='auto' uses them from now on")
+    return 0
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m clbig", description="clbig: big unsigned integers on OpenCL devices")
     sub = parser.add_subparsers(dest="cmd", required=True)
@@ -158,6 +174,10 @@ def main(argv=None) -> int:
     p_demo.add_argument("--device", default=None,
                         help="device selector as for clbig.Context (default: CLBIG_DEVICE, else GPU, else CPU)")
     p_demo.set_defaults(fn=cmd_demo)
+    p_tune = sub.add_parser("tune", help="measure the multiplication crossovers of a device and store them")
+    p_tune.add_argument("--device", default=None, help="device selector as for clbig.Context")
+    p_tune.add_argument("--quick", action="store_true", help="small sizes only (a minute on a CPU)")
+    p_tune.set_defaults(fn=cmd_tune)
     args = parser.parse_args(argv)
     return args.fn(args)
 

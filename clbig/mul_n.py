@@ -22,7 +22,11 @@ from . import plan as P
 from .render import DoesNotFit
 
 ALGORITHMS = ("classical", "ntt", "ssa")
-DEFAULT_CROSSOVERS = {"ntt_from_bits": 1 << 14, "ssa_from_bits": 1 << 40}
+# H100, 2026-11-22 (bench/results/mul-algos-h100-2026-11-22.log): batches of 2^32 bits, NTT
+# against classical 73.8/72.1 ms at 2^17 bits, 61.5/153.0 ms at 2^18; one product, NTT 1.0 ms
+# against 2.2 ms at 2^20 bits. SSA lost to the NTT at every size measured.
+DEFAULT_CROSSOVERS = {"ntt_from_bits": 1 << 17, "ntt_from_bits_few": 1 << 16,
+                      "ssa_from_bits": 1 << 62, "ssa_from_bits_few": 1 << 62}
 
 
 def tuning_file() -> Path:
@@ -69,13 +73,22 @@ def why_not(ctx, algorithm: str, ma: int, mb: int, bits: int) -> str | None:
     return "SSA is not available in this build" if ssa is None else ssa.supports(ctx, ma, mb, bits)
 
 
-def choose(ctx, ma: int, mb: int, bits: int) -> str:
+def few(ctx, n: int) -> bool:
+    """Too few instances to fill the device with one work-group each: a classical product of
+    one huge pair runs on one group per instance's chunks, so the NTT wins much earlier."""
+    return n < 4 * int(ctx.device.max_compute_units)
+
+
+def choose(ctx, ma: int, mb: int, bits: int, n: int = 1 << 30) -> str:
     m = min(ma, mb, P.ceil_div(bits, 32)) * 32
     x = crossovers(ctx)
-    for algorithm, start in (("ssa", x["ssa_from_bits"]), ("ntt", x["ntt_from_bits"])):
-        if m >= start and why_not(ctx, algorithm, ma, mb, bits) is None:
-            return algorithm
-    return "classical"
+    suffix = "_few" if few(ctx, n) else ""
+    prefer = ["classical"]
+    if m >= x["ntt_from_bits" + suffix]:
+        prefer = ["ntt", "ssa", "classical"]
+    if m >= x["ssa_from_bits" + suffix]:
+        prefer = ["ssa", "ntt", "classical"]
+    return next(a for a in prefer if why_not(ctx, a, ma, mb, bits) is None)
 
 
 def mul(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int, algorithm: str = "auto"):
@@ -83,7 +96,7 @@ def mul(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int, algori
         raise ValueError(f"unknown multiplication algorithm {algorithm!r}; choose from auto, "
                          + ", ".join(ALGORITHMS))
     if algorithm == "auto":
-        algorithm = choose(ctx, ma, mb, bits)
+        algorithm = choose(ctx, ma, mb, bits, n)
     else:
         why = why_not(ctx, algorithm, ma, mb, bits)
         if why:
@@ -101,7 +114,8 @@ def pointwise(ctx, a, sa, ma, b, sb, mb, n, bits):
     same size (its pieces are much shorter than its operands, so recursion would end, but a
     batch engine is what the pieces want)."""
     m = min(ma, mb, P.ceil_div(bits, 32)) * 32
-    if m >= crossovers(ctx)["ntt_from_bits"] and mul_ntt.supports(ctx, ma, mb, bits) is None:
+    key = "ntt_from_bits_few" if few(ctx, n) else "ntt_from_bits"
+    if m >= crossovers(ctx)[key] and mul_ntt.supports(ctx, ma, mb, bits) is None:
         try:
             return mul_ntt.mul(ctx, a, sa, ma, b, sb, mb, n, bits)
         except DoesNotFit:

@@ -60,11 +60,16 @@ def pass_plan(ctx, L: int) -> list[tuple[int, int, int]]:
     last. The inverse runs the same passes in reverse order."""
     pmax = _max_points(ctx)
     lmax = pmax.bit_length() - 1
+    smax = max(1, (pmax // STRIDED_GROUPS).bit_length() - 1)
+    # as few passes as possible, the stages shared evenly (2^13 points as 7 + 6 stages, not
+    # 12 + 1: a one-stage pass costs a whole read and write of the data for little work)
     rc = min(L, lmax)
+    if L > lmax:
+        passes = 1 + P.ceil_div(L - lmax, smax)
+        rc = max(L - (passes - 1) * smax, P.ceil_div(L, passes))
     rest = L - rc
     out = []
     h = L
-    smax = max(1, (pmax // STRIDED_GROUPS).bit_length() - 1)
     while rest > 0:
         parts = P.ceil_div(rest, smax)
         rb = P.ceil_div(rest, parts)

@@ -84,22 +84,50 @@ def test_forced_algorithm_that_cannot_run(monkeypatch):
     with pytest.raises(ValueError, match="unknown multiplication algorithm"):
         clbig.mul_low(clbig.array([3]), 5, algorithm="karatsuba")
     # auto never picks what cannot run: with the NTT limited it multiplies classically
-    x = (1 << 40000) - 3
-    monkeypatch.setattr(mul_n, "choose", mul_n.choose)
+    x = (1 << 80000) - 3
+    assert mul_n.choose(clbig.current_context(), 2500, 2500, 160000, 1) != "ntt"
     assert clbig.mul(x, x) == x * x
 
 
 def test_auto_reads_tuned_crossovers(tmp_path, monkeypatch):
     ctx = clbig.current_context()
     f = tmp_path / "tuning.json"
-    f.write_text(json.dumps({mul_n.device_key(ctx): {"ntt_from_bits": 64}}))
+    f.write_text(json.dumps({mul_n.device_key(ctx): {"ntt_from_bits": 64, "ntt_from_bits_few": 256}}))
     monkeypatch.setenv("CLBIG_TUNING_FILE", str(f))
     monkeypatch.delattr(ctx, "_mul_crossovers", raising=False)
     try:
         assert mul_n.choose(ctx, 2, 2, 128) == "ntt"
         assert mul_n.choose(ctx, 1, 2, 96) == "classical"     # the smaller operand decides
         assert mul_n.choose(ctx, 100, 100, 32) == "classical"  # only 32 bits take part
+        assert mul_n.choose(ctx, 2, 2, 128, n=1) == "classical"  # one product: its own crossover
+        assert mul_n.choose(ctx, 8, 8, 512, n=1) == "ntt"
         x, y = mask(64), mask(64) - 5
         assert clbig.mul(x, y) == x * y
     finally:
         monkeypatch.delattr(ctx, "_mul_crossovers", raising=False)
+
+
+def test_tune_writes_crossovers(tmp_path, monkeypatch):
+    """The tune command measures, checks each product and stores what auto then reads."""
+    from clbig import tune
+    ctx = clbig.current_context()
+    monkeypatch.setenv("CLBIG_TUNING_FILE", str(tmp_path / "t.json"))
+    monkeypatch.setattr(tune, "measure", lambda ctx, sizes, n_of, progress=None: {
+        10: {"classical": 1.0, "ntt": 2.0}, 11: {"classical": 2.0, "ntt": 1.5},
+        12: {"classical": 3.0, "ntt": 3.5}, 13: {"classical": 9.0, "ntt": 4.0, "ssa": 5.0},
+        14: {"classical": 20.0, "ntt": 8.0, "ssa": 7.0}})
+    try:
+        res = tune.tune(ctx, quick=True, progress=None)
+        assert res["ntt_from_bits"] == 1 << 13      # 2^11 won alone; from 2^13 on always
+        assert res["ssa_from_bits"] == 1 << 14
+        stored = json.loads((tmp_path / "t.json").read_text())[mul_n.device_key(ctx)]
+        assert stored["ntt_from_bits_few"] == 1 << 13
+        assert mul_n.crossovers(ctx)["ssa_from_bits"] == 1 << 14
+    finally:
+        monkeypatch.delattr(ctx, "_mul_crossovers", raising=False)
+
+
+def test_tune_measures_correct_products(tmp_path, monkeypatch):
+    from clbig import tune
+    got = tune.measure(clbig.current_context(), [8, 12], lambda bits: 3)
+    assert set(got) == {8, 12} and all("classical" in v and "ntt" in v for v in got.values())
