@@ -159,6 +159,9 @@ def mul(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int, pointw
     """(a * b) mod 2**bits for n instances, as mul_basecase.mul; `pointwise` multiplies the
     batch of residues (default mul_basecase.mul). Raises DoesNotFit when the device cannot."""
     pointwise = pointwise or mul_basecase.mul
+    if min(ma, mb, bits) < 1 or min(n, sa, sb) < 0:
+        raise ValueError(f"ssa: operands of {ma} and {mb} limbs, {bits} bits, {n} instances, "
+                         f"strides {sa}, {sb}: limbs and bits must be positive, the rest >= 0")
     mr = P_.ceil_div(bits, 32)
     out = cla.empty(ctx.queue, (n, mr), np.uint32)
     if n == 0:
