@@ -39,32 +39,73 @@ inline ulong gl_mul(ulong a, ulong b)
 }
 </%def>
 
-## Radix-2 stages over points held in local memory. The points of `G` independent groups are
+## Stages over points held in local memory. The points of `G` independent groups are
 ## interleaved, point i of group gl at X[i*G + gl], so that a group's points, which lie `S`
 ## apart in the transform, load coalesced across consecutive groups. `elem(gl, i)` gives the
 ## C expression of the point's index in the whole transform (for its twiddle).
 ##
-## Forward: decimation in frequency, natural order in, bit-reversed order out, stages of
+## Forward: decimation in frequency, natural order in, bit-reversed order out, levels of
 ## half-length 2^(H-1) down to 2^(H-RB). Inverse: decimation in time, bit-reversed in,
 ## natural out, 2^(H-RB) up to 2^(H-1). So neither direction needs a permutation pass.
+## Levels go two at a time (radix 4: four points through registers, one local round trip and
+## one barrier for two levels, three twiddles for four butterflies), an odd one alone.
 <%def name="stages(X, tw, L, H, RB, G, WG, tid, elem, inverse)">
-<% levels = range(H - RB, H) if inverse else range(H - 1, H - RB - 1, -1) %>
-% for l in levels:
-<%  s = l - (H - RB); half = G * (1 << (RB - 1)) %>
-    for (uint _t = ${tid}; _t < ${half}u; _t += ${WG}u) {
+<%
+    levels = list(range(H - RB, H)) if inverse else list(range(H - 1, H - RB - 1, -1))
+    steps = []
+    while levels:
+        if len(levels) >= 2:
+            steps.append(("r4", min(levels[0], levels[1])))
+            levels = levels[2:]
+        else:
+            steps.append(("r2", levels[0]))
+            levels = []
+%>
+% for kind, l in steps:
+<%  s = l - (H - RB) %>
+  % if kind == "r2":
+    for (uint _t = ${tid}; _t < ${G * (1 << (RB - 1))}u; _t += ${WG}u) {
         const uint _gl = _t % ${G}u, _p = _t / ${G}u;
         const uint _i = ((_p >> ${s}) << ${s + 1}) | (_p & ${(1 << s) - 1}u), _j = _i + ${1 << s}u;
         const ulong _w = ${tw}[(${elem("_gl", "_i")} & ${(1 << l) - 1}ul) << ${L - 1 - l}];
         const ulong _u = ${X}[_i * ${G}u + _gl], _v = ${X}[_j * ${G}u + _gl];
-  % if inverse:
+    % if inverse:
         const ulong _vw = gl_mul(_v, _w);
         ${X}[_i * ${G}u + _gl] = gl_add(_u, _vw);
         ${X}[_j * ${G}u + _gl] = gl_sub(_u, _vw);
-  % else:
+    % else:
         ${X}[_i * ${G}u + _gl] = gl_add(_u, _v);
         ${X}[_j * ${G}u + _gl] = gl_mul(gl_sub(_u, _v), _w);
-  % endif
+    % endif
     }
+  % else:
+## the pair's levels: half-lengths 2^lo and 2^hi = 2^(lo+1)
+<%  lo, hi = l, l + 1 %>
+    for (uint _t = ${tid}; _t < ${G * (1 << (RB - 2))}u; _t += ${WG}u) {
+        const uint _gl = _t % ${G}u, _p = _t / ${G}u;
+        const uint _i = ((_p >> ${s}) << ${s + 2}) | (_p & ${(1 << s) - 1}u);
+        const uint _e = ${elem("_gl", "_i")};
+        const ulong _wlo = ${tw}[(_e & ${(1 << lo) - 1}ul) << ${L - 1 - lo}];
+        const ulong _whi0 = ${tw}[(_e & ${(1 << hi) - 1}ul) << ${L - 1 - hi}];
+        const ulong _whi1 = ${tw}[((_e + ${1 << lo}u) & ${(1 << hi) - 1}ul) << ${L - 1 - hi}];
+        ulong _p0 = ${X}[_i * ${G}u + _gl], _p1 = ${X}[(_i + ${1 << s}u) * ${G}u + _gl];
+        ulong _p2 = ${X}[(_i + ${2 << s}u) * ${G}u + _gl], _p3 = ${X}[(_i + ${3 << s}u) * ${G}u + _gl];
+        ulong _a, _b;
+    % if inverse:
+        _b = gl_mul(_p1, _wlo); _p1 = gl_sub(_p0, _b); _p0 = gl_add(_p0, _b);
+        _b = gl_mul(_p3, _wlo); _p3 = gl_sub(_p2, _b); _p2 = gl_add(_p2, _b);
+        _b = gl_mul(_p2, _whi0); _p2 = gl_sub(_p0, _b); _p0 = gl_add(_p0, _b);
+        _b = gl_mul(_p3, _whi1); _p3 = gl_sub(_p1, _b); _p1 = gl_add(_p1, _b);
+    % else:
+        _a = gl_add(_p0, _p2); _p2 = gl_mul(gl_sub(_p0, _p2), _whi0); _p0 = _a;
+        _a = gl_add(_p1, _p3); _p3 = gl_mul(gl_sub(_p1, _p3), _whi1); _p1 = _a;
+        _a = gl_add(_p0, _p1); _p1 = gl_mul(gl_sub(_p0, _p1), _wlo); _p0 = _a;
+        _a = gl_add(_p2, _p3); _p3 = gl_mul(gl_sub(_p2, _p3), _wlo); _p2 = _a;
+    % endif
+        ${X}[_i * ${G}u + _gl] = _p0; ${X}[(_i + ${1 << s}u) * ${G}u + _gl] = _p1;
+        ${X}[(_i + ${2 << s}u) * ${G}u + _gl] = _p2; ${X}[(_i + ${3 << s}u) * ${G}u + _gl] = _p3;
+    }
+  % endif
     barrier(CLK_LOCAL_MEM_FENCE);
 % endfor
 </%def>
