@@ -1,0 +1,89 @@
+"""Schoolbook division of batches in one launch (GMP's divrem basecase: Knuth's Algorithm D).
+
+`divmod` returns u // v as (n, mu) limbs and u % v as (n, mv) limbs, exactly, for divisors of
+any length (one limb up to longer than the dividend) and any bit length per element. The
+kernel (kernels_cl/div_basecase.cl.mako) normalizes every divisor on the fly to K limbs with
+its top bit set, estimates each quotient limb by the 3-by-2 division of the window's top
+limbs with a precomputed reciprocal (never too small, at most one too large), subtracts, and
+adds back in the rare step that went negative. One step per quotient limb, no verification
+needed: every quantity is computed exactly (see div_q's docstring for what the tests cover).
+
+Shape: K + 1 = C*Q window limbs per instance over C work-items of Q limbs each, registers
+only (divisor chunk and window chunk). Up to SINGLE_MAX window limbs one work-item does it
+alone (no barrier at all); beyond, C work-items cooperate with one barrier per step in the
+common case. K is rounded up to C*Q - 1 (a longer normalized divisor, at most C - 1 zero
+limbs more), so kernels are built per (Q, C, IPB), not per divisor width.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pyopencl.array as cla
+
+from . import plan as P
+from .render import DoesNotFit, kernel, launch
+
+SINGLE_MAX = 48   # window limbs one work-item holds alone: 2 * 48 registers of limbs
+Q_MAX = 32        # window limbs per work-item when C > 1 (more: fewer barriers per limb)
+Q_MIN = 8         # the one-barrier step needs Q >= 6 (see the kernel)
+ITEMS = 64        # work-items per group aimed at (several instances per group when C is small)
+
+
+def shape(mv: int):
+    """(K, Q, C) for divisors of mv limbs: normalized length, limbs per item, items per instance."""
+    k0 = max(mv, 2)
+    single = P.env_ints("CLBIG_DIVBC_SINGLE", (SINGLE_MAX,))[0]
+    if k0 + 1 <= single:
+        return k0, k0 + 1, 1
+    q_max = max(Q_MIN, P.env_ints("CLBIG_DIVBC_Q", (Q_MAX,))[0])
+    c = P.ceil_div(k0 + 1, q_max)
+    q = max(Q_MIN, P.ceil_div(k0 + 1, c))
+    return c * q - 1, q, c
+
+
+def _local_bytes(c: int, ipb: int) -> int:
+    wg = c * ipb
+    return 0 if c == 1 else P.WORD * (6 * wg + 3 * ipb + 3)
+
+
+def plans(ctx, mv: int, n: int):
+    """Launch parameters (K, Q, C, IPB), fastest first; none when an instance cannot fit."""
+    k, q, c = shape(mv)
+    if c > ctx.max_items or _local_bytes(c, 1) > ctx.local_mem:
+        return
+    items = P.env_ints("CLBIG_DIVBC_ITEMS", (ITEMS,))[0]
+    ipb = max(1, min(items // c, ctx.max_items // c, P.next_pow2(max(n, 1))))
+    while ipb >= 1:
+        if _local_bytes(c, ipb) <= ctx.local_mem:
+            yield dict(K=k, Q=q, C=c, IPB=ipb)
+        ipb //= 2
+
+
+def fits(ctx, mv: int) -> bool:
+    """Whether the device's limits allow one instance per work-group (the build may still
+    refuse the group size: `divmod` then raises DoesNotFit)."""
+    return next(plans(ctx, mv, 1), None) is not None
+
+
+def divmod(ctx, u, su: int, mu: int, v, sv: int, mv: int, lens, sl: int, n: int, stats=None):
+    """(u // v as an (n, mu) device array, u % v as an (n, mv) one) for n >= 1 instances; u, v
+    buffers with instance strides su, sv (0 broadcasts); lens: bitlen(v) per divisor (a uint32
+    device array, stride sl), none zero. Raises DoesNotFit when no launch fits the device.
+    stats, a dict, receives the launch plan and per instance the steps that took the slow
+    path ("slow") and the add-backs ("addback") as numpy arrays."""
+    q = cla.empty(ctx.queue, (n, mu), np.uint32)
+    r = cla.empty(ctx.queue, (n, mv), np.uint32)
+    st = cla.empty(ctx.queue, (n, 2), np.uint32)
+    for pl in plans(ctx, mv, n):
+        wg = pl["IPB"] * pl["C"]
+        try:
+            k = kernel(ctx, "div_basecase.cl.mako", "div_basecase", wg, **pl)
+        except DoesNotFit:
+            continue
+        launch(ctx, k, P.ceil_div(n, pl["IPB"]), wg, u, np.uint64(su), np.uint32(mu), v,
+               np.uint64(sv), np.uint32(mv), lens, np.uint32(sl), q.data, r.data, st.data,
+               np.uint32(n))
+        if stats is not None:
+            counts = st.get(queue=ctx.queue)
+            stats.update(plan=pl, slow=counts[:, 0], addback=counts[:, 1])
+        return q, r
+    raise DoesNotFit(f"no basecase division kernel fits this device for {mv}-limb divisors")
