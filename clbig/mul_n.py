@@ -22,9 +22,11 @@ from . import plan as P
 from .render import DoesNotFit
 
 ALGORITHMS = ("classical", "ntt", "ssa")
-# H100, 2026-11-22 (bench/results/mul-algos-h100-2026-11-22.log): batches of 2^32 bits, NTT
-# against classical 73.8/72.1 ms at 2^17 bits, 61.5/153.0 ms at 2^18; one product, NTT 1.0 ms
-# against 2.2 ms at 2^20 bits. SSA lost to the NTT at every size measured.
+# H100, 2026-11-22 (bench/results/mul-algos-h100-2026-11-22-radix4.log): batches of 2^32 bits,
+# NTT against classical 47.3/34.8 ms at 2^16 bits, 49.5/72.1 ms at 2^17, 47.0/153.0 ms at
+# 2^18; one product, NTT 1.1 ms against 2.2 ms at 2^20 bits. SSA lost to the NTT at every size
+# measured (bench/results/mul-algos-h100-2026-11-22.log), so auto takes it only where the NTT
+# cannot run.
 DEFAULT_CROSSOVERS = {"ntt_from_bits": 1 << 17, "ntt_from_bits_few": 1 << 16,
                       "ssa_from_bits": 1 << 62, "ssa_from_bits_few": 1 << 62}
 
