@@ -146,13 +146,13 @@ def _forward(ctx, pl, a, off, stride, m, ninst):
     return T
 
 
-def _tile(ctx, T, one: int, copies: int):
-    """T[i*one:(i+1)*one] = T[0:one] for i < copies (doubling copies: log2(copies) calls)."""
-    have = 1
-    while have < copies:
-        c = min(have, copies - have)
-        cl.enqueue_copy(ctx.queue, T, T, byte_count=c * one, src_offset=0, dst_offset=have * one)
-        have += c
+def _tile(ctx, src, dst, words: int, copies: int):
+    """dst = `copies` copies of src's first `words` limbs (a kernel, not clEnqueueCopyBuffer,
+    which Oclgrind's uninitialized-value check does not see as writing)."""
+    total = words * copies
+    wg = min(_GROUP, ctx.max_items, total)
+    k = kernel(ctx, "ssa.cl.mako", "ssa_tile", wg, KERNEL="tile", MODE="", Q=1)
+    launch(ctx, k, P_.ceil_div(total, wg), wg, src, dst, np.uint64(words), np.uint64(total))
 
 
 def mul(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int, pointwise=None):
@@ -174,8 +174,7 @@ def mul(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int, pointw
         raise DoesNotFit(f"the result ({n} x {mr} limbs) exceeds this device's largest buffer ({alloc} bytes)")
     if n > 1 and sa == 0 and sb == 0:  # both broadcast: one product, copied
         one = mul(ctx, a, 0, ma, b, 0, mb, 1, bits, pointwise)
-        cl.enqueue_copy(ctx.queue, out.data, one.data, byte_count=P_.WORD * mr)
-        _tile(ctx, out.data, P_.WORD * mr, n)
+        _tile(ctx, one.data, out.data, mr, n)
         return out
     pl = plan(ctx, ma, mb, bits)
     N, P = pl["N"], pl["P"]
@@ -191,8 +190,7 @@ def mul(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int, pointw
         if x.int_ptr not in once:  # a broadcast operand: transformed once, copied per instance
             once[x.int_ptr] = _forward(ctx, pl, x, 0, 0, mx, 1)
         T = cl.Buffer(ctx.cl_context, cl.mem_flags.READ_WRITE, c * row_bytes)
-        cl.enqueue_copy(ctx.queue, T, once[x.int_ptr], byte_count=row_bytes)
-        _tile(ctx, T, row_bytes, c)
+        _tile(ctx, once[x.int_ptr], T, N * (P + 1), c)
         return T
 
     spill = cla.empty(ctx.queue, (n, mr), np.uint32)
@@ -205,9 +203,9 @@ def mul(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int, pointw
         _combine(ctx, pl, "inv1", prods.data, 0, 0, Ta, c)
         del prods
         _stages(ctx, pl, Ta, c, 1)
-        wg = min(_GROUP, ctx.max_items)
-        k = kernel(ctx, "ssa.cl.mako", "ssa_recompose", wg, KERNEL="recompose", MODE="", Q=1)
         total = c * mr
+        wg = min(_GROUP, ctx.max_items, total)
+        k = kernel(ctx, "ssa.cl.mako", "ssa_recompose", wg, KERNEL="recompose", MODE="", Q=1)
         launch(ctx, k, P_.ceil_div(total, wg), wg, Ta, np.uint32(P), np.uint32(pl["M"]),
                np.uint32(pl["k"]), out.data, spill.data, np.uint32(mr), np.uint64(total),
                np.uint64(i0 * mr))

@@ -12,6 +12,7 @@
 ## KERNEL "recompose": result word w = sum over the coefficients c_t = row_t · 2^-logn that
 ## overlap it; the low words go to lo, the 64-bit sums' high words to spill one word up, so
 ## lo + spill (a multi-group addition) is the product.
+## KERNEL "tile": dst = copies of src (a broadcast operand's transform, a broadcast product).
 <%namespace file="blocks/common.mako" import="header"/>
 <%namespace file="blocks/ssa.mako" import="ssa_defs, stage_rows, add_plain, add_shifted, chunk_func, apply_carry"/>
 ${header()}
@@ -122,6 +123,12 @@ __kernel void ssa_combine(__global const limb_t *src, ulong src_off, ulong src_s
     }
     barrier(CLK_LOCAL_MEM_FENCE);
 % endfor
+}
+% elif KERNEL == "tile":
+__kernel void ssa_tile(__global const limb_t *src, __global limb_t *dst, ulong len, ulong total)
+{
+    const ulong gid = get_global_id(0);
+    if (gid < total) dst[gid] = src[gid % len];
 }
 % else:
 __kernel void ssa_recompose(__global const limb_t *T, uint P, uint M, uint logn,
