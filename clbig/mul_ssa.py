@@ -22,7 +22,8 @@ from . import plan as P_
 from .render import DoesNotFit, kernel, launch
 
 _QS = (4, 8, 16, 32)   # words per work-item in a butterfly; the smallest that fits is used
-_GROUP = 256           # preferred work-items per butterfly group
+_GROUP = 256           # preferred work-items per group
+_LEVELS = 6            # at most 2^6 rows (six stages) per pass through local memory
 # Relative cost of one limb product in the pointwise basecase against moving one word
 # through a transform pass (an H100 does ~12 of the former per word of bandwidth).
 _PW_WEIGHT = 1 / 12
@@ -37,22 +38,27 @@ def _limits(ctx):
 
 
 def _geometry(ctx, P: int):
-    """(Q, ipi, bpg) for butterflies of P words: items per butterfly and butterflies per
-    group, local memory within the device's; None when no Q fits."""
-    for q in P_.env_ints("CLBIG_SSA_Q", _QS):
-        ipi = P_.ceil_div(P, q)
-        if ipi > ctx.max_items:
-            continue
-        bpg = max(1, min(_GROUP, ctx.max_items) // ipi)
-        while bpg > 1 and _local_bytes(P, ipi, bpg) > ctx.local_mem:
-            bpg //= 2
-        if _local_bytes(P, ipi, bpg) <= ctx.local_mem:
-            return q, ipi, bpg
+    """(Q, ipi, levels) for rows of P words: the items per butterfly (preferably at most
+    _GROUP) and the most stages one pass can hold in local memory; None when nothing fits."""
+    qs = P_.env_ints("CLBIG_SSA_Q", _QS)
+    for cap in (min(_GROUP, ctx.max_items), ctx.max_items):
+        for q in qs:
+            ipi = P_.ceil_div(P, q)
+            if ipi > cap or _local_bytes(P, ipi, 1, 1) > ctx.local_mem:
+                continue
+            r = 1
+            while (r < P_.env_ints("CLBIG_SSA_LEVELS", (_LEVELS,))[0] and (ipi << r) <= ctx.max_items
+                   and _local_bytes(P, ipi, r + 1, 1) <= ctx.local_mem):
+                r += 1
+            return q, ipi, r
     return None
 
 
-def _local_bytes(P, ipi, bpg):
-    return P_.WORD * (P_.padded_words(bpg * (P + 1)) + bpg * ipi) + 32 * bpg
+def _local_bytes(P, ipi, r, groups):
+    """Local memory of a levels pass over `groups` blocks of 2^r rows (r = 1 also bounds the
+    first inverse stage, which holds one row per butterfly and a bigger base table)."""
+    rows = groups << r
+    return P_.WORD * (P_.padded_words(rows * (P + 1)) + (rows // 2) * ipi) + 16 * rows
 
 
 def _shape(ma: int, mb: int, k: int):
@@ -88,9 +94,10 @@ def plan(ctx, ma: int, mb: int, bits: int):
                    f"work-groups ({ctx.max_items} items) and local memory ({ctx.local_mem} bytes)")
             continue
         n = 1 << k
-        cost = (3 * k + 3) * 2 * n * (p + 1) + _PW_WEIGHT * n * (p + 1) ** 2
+        passes = 3 * P_.ceil_div(k, geo[2]) + 4   # transforms, recomposition, carries
+        cost = passes * 2 * n * (p + 1) + _PW_WEIGHT * n * (p + 1) ** 2
         if best is None or cost < best["cost"]:
-            best = dict(k=k, N=n, M=m, P=p, Q=geo[0], ipi=geo[1], bpg=geo[2], cost=cost,
+            best = dict(k=k, N=n, M=m, P=p, Q=geo[0], ipi=geo[1], levels=geo[2], cost=cost,
                         ma=ma, mb=mb, mr=mr)
         if m == 1:
             break
@@ -120,30 +127,70 @@ def supports(ctx, ma: int, mb: int, bits: int) -> str | None:
     return None
 
 
-def _combine(ctx, pl, mode, src, src_off, src_stride, dst, ninst, h=1, inv=0, mlen=0):
+def _max_items(ctx, name, mode, q):
+    k = kernel(ctx, "ssa.cl.mako", name, None, KERNEL=name[4:], MODE=mode, Q=q)
+    return k, min(ctx.max_items, k.get_work_group_info(cl.kernel_work_group_info.WORK_GROUP_SIZE, ctx.device))
+
+
+def _levels(ctx, pl, mode, src, off, stride, dst, ninst, s0, r, inv=0, mlen=0):
+    """Stages s0..s0+r-1 in one pass (or more, where the built kernel allows fewer items)."""
     P, ipi = pl["P"], pl["ipi"]
-    nbf = ninst * pl["N"] // 2
-    bpg = min(pl["bpg"], nbf)
-    wg = bpg * ipi
-    k = kernel(ctx, "ssa.cl.mako", "ssa_combine", wg, KERNEL="combine", MODE=mode, Q=pl["Q"])
-    kh = 32 * P // h
-    launch(ctx, k, P_.ceil_div(nbf, bpg), wg, src, np.uint64(src_off), np.uint64(src_stride),
-           dst, np.uint32(P), np.uint32(pl["M"]), np.uint32(mlen), np.uint32(pl["k"]),
-           np.uint32(h), np.uint32(kh), np.uint32(inv), np.uint64(nbf), np.uint32(ipi),
-           np.uint32(bpg), cl.LocalMemory(P_.WORD * P_.padded_words(bpg * (P + 1))),
-           cl.LocalMemory(P_.WORD * wg), cl.LocalMemory(32 * bpg))
+    k, limit = _max_items(ctx, "ssa_levels", mode, pl["Q"])
+    if (ipi << (r - 1)) > limit:
+        if r == 1:
+            raise DoesNotFit(f"ssa: a butterfly of {ipi} work-items exceeds this kernel's {limit}")
+        _levels(ctx, pl, mode, src, off, stride, dst, ninst, s0, r // 2, inv, mlen)
+        _levels(ctx, pl, "rows", dst, 0, 0, dst, ninst, s0 + r // 2, r - r // 2, inv)
+        return
+    per = ipi << (r - 1)
+    nblk = (ninst * pl["N"]) >> r
+    g = max(1, min(max(_GROUP, per) // per, limit // per, nblk))
+    while g > 1 and _local_bytes(P, ipi, r, g) > ctx.local_mem:
+        g //= 2
+    rows = g << r
+    launch(ctx, k, P_.ceil_div(nblk, g), g * per, src, np.uint64(off), np.uint64(stride), dst,
+           np.uint32(P), np.uint32(pl["M"]), np.uint32(mlen), np.uint32(pl["k"]), np.uint32(s0),
+           np.uint32(r), np.uint32(inv), np.uint64(nblk), np.uint32(ipi), np.uint32(g),
+           cl.LocalMemory(P_.WORD * P_.padded_words(rows * (P + 1))),
+           cl.LocalMemory(P_.WORD * g * per), cl.LocalMemory(16 * rows))
 
 
-def _stages(ctx, pl, T, ninst, inv):
-    for s in range(1, pl["k"]):
-        _combine(ctx, pl, "stage", T, 0, 0, T, ninst, h=1 << s, inv=inv)
+def _split(levels: int, most: int):
+    """levels stages in as few passes of at most `most` as possible, evenly."""
+    passes = P_.ceil_div(levels, most)
+    return [levels // passes + (i < levels % passes) for i in range(passes)]
 
 
 def _forward(ctx, pl, a, off, stride, m, ninst):
     T = cl.Buffer(ctx.cl_context, cl.mem_flags.READ_WRITE, P_.WORD * ninst * pl["N"] * (pl["P"] + 1))
-    _combine(ctx, pl, "fwd1", a, off, stride, T, ninst, mlen=m)
-    _stages(ctx, pl, T, ninst, 0)
+    s0 = 0
+    for r in _split(pl["k"], pl["levels"]):
+        if s0 == 0:
+            _levels(ctx, pl, "pieces", a, off, stride, T, ninst, 0, r, mlen=m)
+        else:
+            _levels(ctx, pl, "rows", T, 0, 0, T, ninst, s0, r)
+        s0 += r
     return T
+
+
+def _inverse(ctx, pl, prods, T, ninst):
+    """T = the unscaled inverse transform of the products (rows of 2P+1 limbs)."""
+    P, ipi = pl["P"], pl["ipi"]
+    k, limit = _max_items(ctx, "ssa_inv1", "", pl["Q"])
+    if ipi > limit:
+        raise DoesNotFit(f"ssa: a butterfly of {ipi} work-items exceeds this kernel's {limit}")
+    nbf = ninst * pl["N"] // 2
+    bpg = max(1, min(max(_GROUP, ipi) // ipi, limit // ipi, nbf))
+    while bpg > 1 and _local_bytes(P, ipi, 1, bpg) > ctx.local_mem:
+        bpg //= 2
+    launch(ctx, k, P_.ceil_div(nbf, bpg), bpg * ipi, prods, T, np.uint32(P), np.uint32(pl["k"]),
+           np.uint64(nbf), np.uint32(ipi), np.uint32(bpg),
+           cl.LocalMemory(P_.WORD * P_.padded_words(bpg * (P + 1))),
+           cl.LocalMemory(P_.WORD * bpg * ipi), cl.LocalMemory(32 * bpg))
+    s0 = 1
+    for r in _split(pl["k"] - 1, pl["levels"]) if pl["k"] > 1 else ():
+        _levels(ctx, pl, "rows", T, 0, 0, T, ninst, s0, r, inv=1)
+        s0 += r
 
 
 def _tile(ctx, src, dst, words: int, copies: int):
@@ -200,9 +247,8 @@ def mul(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int, pointw
         Tb = Ta if square else transform(b, sb, pl["mb"], i0, c)
         prods = pointwise(ctx, Ta, P + 1, P + 1, Tb, P + 1, P + 1, c * N, 32 * (2 * P + 1))
         del Tb
-        _combine(ctx, pl, "inv1", prods.data, 0, 0, Ta, c)
+        _inverse(ctx, pl, prods.data, Ta, c)
         del prods
-        _stages(ctx, pl, Ta, c, 1)
         total = c * mr
         wg = min(_GROUP, ctx.max_items, total)
         k = kernel(ctx, "ssa.cl.mako", "ssa_recompose", wg, KERNEL="recompose", MODE="", Q=1)

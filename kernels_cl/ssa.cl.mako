@@ -1,54 +1,108 @@
 ## Schönhage–Strassen kernels (clbig/mul_ssa.py drives them). Rows are residues modulo
 ## 2^K + 1, K = 32P, stored as P+1 limbs; a transform of N = 2^logn rows per instance.
+## Butterflies are DIT, x ± y·2^e, each over `ipi` work-items of Q words; every output is
+## reduced back to canonical in the same pass (blocks/ssa.mako). DIT wants bit-reversed
+## input, so each direction's first pass reads its source at bit-reversed rows, no copy.
 ##
-## KERNEL "combine": radix-2 DIT butterflies, x ± y·2^e, one butterfly per `ipi` work-items
-## of Q words each, `bpg` butterflies per group; every output is reduced back to canonical
-## in the same pass (blocks/ssa.mako). DIT wants bit-reversed input, so the first stage
-## reads it straight from its source at bit-reversed rows, with no separate copy:
-##   MODE "fwd1":  the first forward stage; rows are M-limb pieces cut from the operand.
-##   MODE "inv1":  the first inverse stage; rows are pointwise products (2P+1 limbs), each
-##                 reduced on the fly as lo - hi (2^K = -1).
-##   MODE "stage": any later stage of either direction, in place (half-size h, twiddle K/h).
+## KERNEL "levels": r consecutive stages s0..s0+r-1 in one pass (radix 2^r): a group loads
+## G blocks of 2^r rows (the rows those stages combine) into local memory, runs the r levels
+## there and stores the rows back. MODE "pieces": the first forward pass, rows cut as M-limb
+## pieces from the operand; MODE "rows": later passes of either direction, in place.
+## KERNEL "inv1": the first inverse stage (radix 2, bpg butterflies per group): rows are
+## pointwise products (2P+1 limbs), reduced on the fly as lo - hi (2^K = -1).
 ## KERNEL "recompose": result word w = sum over the coefficients c_t = row_t · 2^-logn that
 ## overlap it; the low words go to lo, the 64-bit sums' high words to spill one word up, so
 ## lo + spill (a multi-group addition) is the product.
 ## KERNEL "tile": dst = copies of src (a broadcast operand's transform, a broadcast product).
 <%namespace file="blocks/common.mako" import="header"/>
-<%namespace file="blocks/ssa.mako" import="ssa_defs, stage_rows, add_plain, add_shifted, chunk_func, apply_carry"/>
+<%namespace file="blocks/ssa.mako" import="ssa_defs, stage_rows, add_plain, add_shifted, finish, put_row"/>
 ${header()}
 ${ssa_defs()}
-% if KERNEL == "combine":
-__kernel void ssa_combine(__global const limb_t *src, ulong src_off, ulong src_stride,
-                          __global limb_t *dst, uint P, uint M, uint mlen, uint logn,
-                          uint h, uint kh, uint inv, ulong nbf, uint ipi, uint bpg,
-                          __local limb_t *S, __local uint *sc, __local ulong *base)
+% if KERNEL == "levels":
+__kernel void ssa_levels(__global const limb_t *src, ulong src_off, ulong src_stride,
+                         __global limb_t *dst, uint P, uint M, uint mlen, uint logn, uint s0,
+                         uint r, uint inv, ulong nblk, uint ipi, uint G,
+                         __local limb_t *S, __local uint *sc, __local ulong *base)
+{
+    const uint tid = get_local_id(0), wg = get_local_size(0);
+    const uint rows = 1u << r, per = (rows >> 1) * ipi;   /* rows and items per block */
+    const uint g = tid / per, u = (tid - g * per) / ipi, t = tid - g * per - u * ipi;
+    const uint j0 = t * ${Q}u, L = P + 1u, h0 = 1u << s0;
+    const ulong g0 = (ulong)get_group_id(0) * G, N = 1ul << logn, R = P + 1u;
+    /* the block's rows: index bits s0..s0+r-1 run over m, the others are fixed */
+    for (uint f = tid; f < G * rows; f += wg) {
+        const ulong blk = g0 + (f >> r);
+        if (blk < nblk) {
+            const ulong inst = blk >> (logn - r);
+            const uint bl = (uint)blk & ((1u << (logn - r)) - 1u);
+            const uint row = (bl & (h0 - 1u)) + ((f & (rows - 1u)) << s0) + ((bl >> s0) << (s0 + r));
+            base[2u * f] = (inst * N + row) * R;
+% if MODE == "pieces":
+            base[2u * f + 1u] = (ulong)brev(row, logn) * M;
+% endif
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+% if MODE == "pieces":
+    /* piece p = limbs pM..pM+M-1 of the operand (zero past mlen), top 0 */
+    for (uint f = tid; f < G * rows * L; f += wg) {
+        const uint b = f / L, w = f - b * L;
+        const ulong blk = g0 + (b >> r);
+        limb_t v = 0u;
+        if (blk < nblk && w < M && base[2u * b + 1u] + w < mlen)
+            v = src[src_off + (blk >> (logn - r)) * src_stride + base[2u * b + 1u] + w];
+        S[PAD(f)] = v;
+    }
+% else:
+    for (uint f = tid; f < G * rows * L; f += wg) {
+        const uint b = f / L;
+        S[PAD(f)] = (g0 + (b >> r) < nblk) ? src[base[2u * b] + (f - b * L)] : 0u;
+    }
+% endif
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const uint low = (uint)(g0 + g) & ((1u << (logn - r)) - 1u) & (h0 - 1u);
+    for (uint l = 0u; l < r; l++) {
+        const uint m1 = ((u >> l) << (l + 1u)) | (u & ((1u << l) - 1u)), m2 = m1 | (1u << l);
+        const uint rb1 = (g * rows + m1) * L, rb2 = (g * rows + m2) * L, s = s0 + l;
+        /* twiddle of stage s for this row: 2^(j·K/h), h = 2^s, j = row mod h; inverse: -2^(K - j·K/h) */
+        const uint jj = (low + (m1 << s0)) & ((1u << s) - 1u);
+        uint e = jj * ((32u * P) >> s); int sg = 1;
+        if (inv && jj) { e = 32u * P - e; sg = -1; }
+        const uint ew = e >> 5, eb = e & 31u;
+        long X[${Q}], Y[${Q}];
+% for q in range(Q):
+        X[${q}] = 0; Y[${q}] = 0;
+% endfor
+        ${add_plain("X", "S", "rb1", "1", Q)}
+        ${add_shifted("Y", "S", "rb2", "sg", "ew", "eb", Q)}
+        ${finish(Q)}
+        ${put_row("S", "rb1", "r1", "top1", Q)}
+        ${put_row("S", "rb2", "r2", "top2", Q)}
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    for (uint f = tid; f < G * rows * L; f += wg) {
+        const uint b = f / L;
+        if (g0 + (b >> r) < nblk) dst[base[2u * b] + (f - b * L)] = S[PAD(f)];
+    }
+}
+% elif KERNEL == "inv1":
+__kernel void ssa_inv1(__global const limb_t *src, __global limb_t *dst, uint P, uint logn,
+                       ulong nbf, uint ipi, uint bpg,
+                       __local limb_t *S, __local uint *sc, __local ulong *base)
 {
     const uint tid = get_local_id(0), wg = get_local_size(0);
     const uint lb = tid / ipi, t = tid - lb * ipi, j0 = t * ${Q}u;
     const ulong g0 = (ulong)get_group_id(0) * bpg, gb = g0 + lb;
     const uint hn = 1u << (logn - 1u), L = P + 1u;
     const ulong R = P + 1u, N = 2ul * hn;
-    /* Rows of each butterfly: base[4lb] x source, [4lb+1] y source, [4lb+2..3] outputs. */
+    /* base[4lb], [4lb+1]: the products x, y (bit-reversed rows); [4lb+2]: output rows */
     if (t == 0u && gb < nbf) {
         const ulong inst = gb >> (logn - 1u);
         const uint b = (uint)gb & (hn - 1u);
-% if MODE == "fwd1":
-        const ulong piece = brev(b, logn - 1u);
-        base[4u * lb] = src_off + inst * src_stride;
-        base[4u * lb + 1u] = piece * M;
-        base[4u * lb + 2u] = (inst * N + 2u * b) * R;
-        base[4u * lb + 3u] = (inst * N + 2u * b + 1u) * R;
-% elif MODE == "inv1":
         const ulong row = inst * N + brev(b, logn - 1u);
         base[4u * lb] = row * (2u * P + 1u);
         base[4u * lb + 1u] = (row + hn) * (2u * P + 1u);
         base[4u * lb + 2u] = (inst * N + 2u * b) * R;
-        base[4u * lb + 3u] = (inst * N + 2u * b + 1u) * R;
-% else:
-        const ulong r1 = inst * N + 2u * b - (b & (h - 1u));
-        base[4u * lb] = base[4u * lb + 2u] = r1 * R;
-        base[4u * lb + 1u] = base[4u * lb + 3u] = (r1 + h) * R;
-% endif
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     const uint rb = lb * L;
@@ -56,70 +110,21 @@ __kernel void ssa_combine(__global const limb_t *src, ulong src_off, ulong src_s
 % for q in range(Q):
     X[${q}] = 0; Y[${q}] = 0;
 % endfor
-% if MODE == "fwd1":
-  % for acc, off in (("X", ""), ("Y", " + hn * M")):
-    ${stage_rows("S", "L", lambda bb, w: "((%s < M && base[4u * %s + 1u]%s + %s < mlen) ? src[base[4u * %s] + base[4u * %s + 1u]%s + %s] : 0u)" % (w, bb, off, w, bb, bb, off, w))}
-    ${add_plain(acc, "S", "rb", "1", Q)}
-    barrier(CLK_LOCAL_MEM_FENCE);
-  % endfor
-% elif MODE == "inv1":
-  % for acc, k in (("X", 0), ("Y", 1)):
+% for acc, k in (("X", 0), ("Y", 1)):
     ${stage_rows("S", "L", lambda bb, w: "(%s < P ? src[base[4u * %s + %du] + %s] : 0u)" % (w, bb, k, w))}
     ${add_plain(acc, "S", "rb", "1", Q)}
     barrier(CLK_LOCAL_MEM_FENCE);
     ${stage_rows("S", "L", lambda bb, w: "src[base[4u * %s + %du] + P + %s]" % (bb, k, w))}
     ${add_plain(acc, "S", "rb", "-1", Q)}
     barrier(CLK_LOCAL_MEM_FENCE);
-  % endfor
-% else:
-    ${stage_rows("S", "L", lambda bb, w: "src[base[4u * %s] + %s]" % (bb, w))}
-    ${add_plain("X", "S", "rb", "1", Q)}
+% endfor
+    ${finish(Q)}
+% for r, top, off in (("r1", "top1", "0u"), ("r2", "top2", "R")):
+    ${put_row("S", "rb", r, top, Q)}
     barrier(CLK_LOCAL_MEM_FENCE);
-    {
-        /* twiddle w^j of this stage: 2^(j·K/h), or 2^(2K - j·K/h) = -2^(K - j·K/h) inverse */
-        const uint jj = (uint)gb & (h - 1u);
-        uint e = jj * kh; int sg = 1;
-        if (inv && jj) { e = 32u * P - e; sg = -1; }
-        const uint ew = e >> 5, eb = e & 31u;
-        ${stage_rows("S", "L", lambda bb, w: "src[base[4u * %s + 1u] + %s]" % (bb, w))}
-        ${add_shifted("Y", "S", "rb", "sg", "ew", "eb", Q)}
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
-% endif
-    uint r1[${Q}], r2[${Q}], f1, f2;
-    ${chunk_func(lambda q: "(X[%d] + Y[%d])" % (q, q), "r1", "f1", Q)}
-    ${chunk_func(lambda q: "(X[%d] - Y[%d])" % (q, q), "r2", "f2", Q)}
-    /* Hillis–Steele scan of the carry functions over the butterfly's ipi chunks */
-    uint v = f1 | (f2 << 16);
-    sc[tid] = v;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint d = 1u; d < ipi; d <<= 1) {
-        const uint o = (t >= d) ? sc[tid - d] : CF_ID;
-        barrier(CLK_LOCAL_MEM_FENCE);
-        v = cf_compose(o, v);
-        sc[tid] = v;
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
-    const uint prev = (t > 0u) ? sc[tid - 1u] : CF_ID, tot = sc[rb / L * ipi + ipi - 1u];
-% for r, off, out in (("r1", 0, 2), ("r2", 16, 3)):
-    {
-        const int hh = cf_fixed(tot, ${off}u);
-        if (hh == 3) {   /* the value is 2^K: zero words, top 1 */
-  % for q in range(Q):
-            ${r}[${q}] = 0u;
-  % endfor
-        } else {
-            ${apply_carry(r, "CF_AT(prev, %du, -hh)" % off, Q)}
-        }
-  % for q in range(Q):
-        if (j0 + ${q}u < P) S[PAD(rb + j0 + ${q}u)] = ${r}[${q}];
-  % endfor
-        if (t == 0u) S[PAD(rb + P)] = (hh == 3);
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint _f = tid; _f < bpg * L; _f += wg) {
-        const uint bb = _f / L;
-        if (g0 + bb < nbf) dst[base[4u * bb + ${out}u] + (_f - bb * L)] = S[PAD(_f)];
+    for (uint f = tid; f < bpg * L; f += wg) {
+        const uint bb = f / L;
+        if (g0 + bb < nbf) dst[base[4u * bb + 2u] + ${off} + (f - bb * L)] = S[PAD(f)];
     }
     barrier(CLK_LOCAL_MEM_FENCE);
 % endfor

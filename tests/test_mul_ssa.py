@@ -143,8 +143,9 @@ def test_pointwise_plug(ctx, rng):
     assert calls == [(pl["P"] + 1, pl["P"] + 1, 3 * pl["N"], 32 * (2 * pl["P"] + 1))]
 
 
-def test_small_work_groups(small_ctx, rng):
+def test_small_work_groups(small_ctx, rng, monkeypatch):
     """Work-groups of at most 8 items: butterflies of 16 or 32 words per item, one per group."""
+    monkeypatch.setenv("CLBIG_SSA_K", "2")
     xs, ys = pairs(rng, 6000, 6000, 3)
     pl = mul_ssa.plan(small_ctx, 188, 188, 12000)
     assert pl["ipi"] <= 8 < -(-pl["P"] // 4)
@@ -167,8 +168,9 @@ def test_does_not_fit(ctx, monkeypatch):
 
 
 # -- the transforms, row by row against their definitions ------------------------------------
-def _model_plan(ctx, monkeypatch, k):
+def _model_plan(ctx, monkeypatch, k, levels=6):
     monkeypatch.setenv("CLBIG_SSA_K", str(k))
+    monkeypatch.setenv("CLBIG_SSA_LEVELS", str(levels))
     pl = mul_ssa.plan(ctx, 40, 40, 2560)
     return pl, 32 * pl["P"], (1 << (32 * pl["P"])) + 1
 
@@ -188,10 +190,11 @@ def _special_residues(rng, K, count):
     return v[:count]
 
 
-@pytest.mark.parametrize("k", [3, 4])
-def test_forward_transform(ctx, rng, monkeypatch, k):
-    """Row i of a's transform is sum_t piece_t * w^(i t) mod 2^K + 1, w = 2^(2K/N)."""
-    pl, K, F = _model_plan(ctx, monkeypatch, k)
+@pytest.mark.parametrize("k,levels", [(3, 6), (5, 2)])
+def test_forward_transform(ctx, rng, monkeypatch, k, levels):
+    """Row i of a's transform is sum_t piece_t * w^(i t) mod 2^K + 1, w = 2^(2K/N), in one
+    pass through local memory or in passes of at most `levels` stages."""
+    pl, K, F = _model_plan(ctx, monkeypatch, k, levels)
     N, M = pl["N"], pl["M"]
     xs = [mask(32 * 40), limb_pattern(rng, 32 * 40)]
     a, sa, ma = operand(ctx, xs, 32 * 40)
@@ -204,10 +207,10 @@ def test_forward_transform(ctx, rng, monkeypatch, k):
         check_values(got[s * N:(s + 1) * N], want, f"forward transform k={k}, instance {s}")
 
 
-@pytest.mark.parametrize("k", [2, 4])
-def test_inverse_transform(ctx, rng, monkeypatch, k):
+@pytest.mark.parametrize("k,levels", [(2, 6), (4, 2)])
+def test_inverse_transform(ctx, rng, monkeypatch, k, levels):
     """From arbitrary products p_t <= 2^2K (reduced on the fly): sum_t p_t w^(-i t) mod F."""
-    pl, K, F = _model_plan(ctx, monkeypatch, k)
+    pl, K, F = _model_plan(ctx, monkeypatch, k, levels)
     N, P = pl["N"], pl["P"]
     prods = [(1 << (2 * K)), 1 << K, (1 << K) - 1, ((1 << K) - 1) << K, 0, 1 << (2 * K - 1)]
     while len(prods) < 2 * N:
@@ -217,8 +220,7 @@ def test_inverse_transform(ctx, rng, monkeypatch, k):
     limbs = np.array([[(p >> (32 * j)) & 0xFFFFFFFF for j in range(2 * P + 1)] for p in prods], np.uint32)
     src = cla.to_device(ctx.queue, limbs)
     T = cl.Buffer(ctx.cl_context, cl.mem_flags.READ_WRITE, 4 * 2 * N * (P + 1))
-    mul_ssa._combine(ctx, pl, "inv1", src.data, 0, 0, T, 2)
-    mul_ssa._stages(ctx, pl, T, 2, 1)
+    mul_ssa._inverse(ctx, pl, src.data, T, 2)
     got = _read_rows(ctx, T, 2 * N, P + 1)
     wi = pow(2, 2 * K - 2 * K // N, F)
     for s in range(2):
@@ -229,15 +231,25 @@ def test_inverse_transform(ctx, rng, monkeypatch, k):
 
 @pytest.mark.parametrize("inv", [0, 1])
 def test_stages_on_residues(ctx, rng, monkeypatch, inv):
-    """The in-place butterfly stages alone, on residues that include 2^K = -1 and 2^K - 1."""
+    """In-place passes alone (stages 1..2, then 3), on residues that include 2^K = -1 and
+    2^K - 1, two instances."""
     pl, K, F = _model_plan(ctx, monkeypatch, 4)
     N, P = pl["N"], pl["P"]
-    rows = _special_residues(rng, K, N)
+    rows = _special_residues(rng, K, 2 * N)
     limbs = np.array([[(r >> (32 * j)) & 0xFFFFFFFF for j in range(P + 1)] for r in rows], np.uint32)
     T = cla.to_device(ctx.queue, limbs)
-    mul_ssa._stages(ctx, pl, T.data, 1, inv)
+    mul_ssa._levels(ctx, pl, "rows", T.data, 0, 0, T.data, 2, 1, 2, inv)
+    mul_ssa._levels(ctx, pl, "rows", T.data, 0, 0, T.data, 2, 3, 1, inv)
+    for i in range(2):
+        want = _model_stages(rows[i * N:(i + 1) * N], pl["k"], K, F, inv)
+        check_values(limbs_to_ints(T.get())[i * N:(i + 1) * N], want, f"stages inv={inv}, instance {i}")
+
+
+def _model_stages(rows, k, K, F, inv):
+    """DIT stages 1..k-1 in Python: the twiddle of stage h = 2^s is 2^(j K / h), inverse 2^-..."""
+    N = 1 << k
     want = list(rows)
-    for s in range(1, pl["k"]):
+    for s in range(1, k):
         h = 1 << s
         for blk in range(0, N, 2 * h):
             for j in range(h):
@@ -245,7 +257,7 @@ def test_stages_on_residues(ctx, rng, monkeypatch, inv):
                 t = want[blk + j + h] * pow(2, (2 * K - e) if inv and e else e, F) % F
                 x = want[blk + j]
                 want[blk + j], want[blk + j + h] = (x + t) % F, (x - t) % F
-    check_values(limbs_to_ints(T.get()), want, f"stages inv={inv}")
+    return want
 
 
 @pytest.mark.large

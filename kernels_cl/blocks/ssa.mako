@@ -123,3 +123,48 @@ inline uint brev(uint x, uint bits)
 % endfor
     }
 </%def>
+
+## The two outputs x + y, x - y of a butterfly from the signed word sums in X, Y (registers):
+## r1, r2 (canonical low words) and top1, top2 (1 for 2^K). The chunks of one butterfly are
+## the ipi consecutive items from tid - t; all items of the group must take part (barriers).
+<%def name="finish(Q)">
+    uint r1[${Q}], r2[${Q}], top1, top2;
+    {
+        uint f1, f2;
+        ${chunk_func(lambda q: "(X[%d] + Y[%d])" % (q, q), "r1", "f1", Q)}
+        ${chunk_func(lambda q: "(X[%d] - Y[%d])" % (q, q), "r2", "f2", Q)}
+        /* Hillis–Steele scan of the carry functions over the butterfly's ipi chunks */
+        uint v = f1 | (f2 << 16);
+        sc[tid] = v;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (uint d = 1u; d < ipi; d <<= 1) {
+            const uint o = (t >= d) ? sc[tid - d] : CF_ID;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            v = cf_compose(o, v);
+            sc[tid] = v;
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        const uint prev = (t > 0u) ? sc[tid - 1u] : CF_ID, tot = sc[tid - t + ipi - 1u];
+% for r, off, top in (("r1", 0, "top1"), ("r2", 16, "top2")):
+        {
+            const int hh = cf_fixed(tot, ${off}u);
+            ${top} = (hh == 3);
+            if (${top}) {   /* the value is 2^K: zero words, top 1 */
+  % for q in range(Q):
+                ${r}[${q}] = 0u;
+  % endfor
+            } else {
+                ${apply_carry(r, "CF_AT(prev, %du, -hh)" % off, Q)}
+            }
+        }
+% endfor
+    }
+</%def>
+
+## Row chunk r[] and its top into S at rb (the caller holds a barrier before others read).
+<%def name="put_row(S, rb, r, top, Q)">
+% for q in range(Q):
+    if (j0 + ${q}u < P) ${S}[PAD(${rb} + j0 + ${q}u)] = ${r}[${q}];
+% endfor
+    if (t == 0u) ${S}[PAD(${rb} + P)] = ${top};
+</%def>
