@@ -51,7 +51,8 @@ def plans(ctx, mv: int, n: int):
     if c > ctx.max_items or _local_bytes(c, 1) > ctx.local_mem:
         return
     items = P.env_ints("CLBIG_DIVBC_ITEMS", (ITEMS,))[0]
-    ipb = max(1, min(items // c, ctx.max_items // c, P.next_pow2(max(n, 1))))
+    fit = max(1, min(items, ctx.max_items) // c)
+    ipb = min(1 << (fit.bit_length() - 1), P.next_pow2(max(n, 1)))    # powers of two: few builds
     while ipb >= 1:
         if _local_bytes(c, ipb) <= ctx.local_mem:
             yield dict(K=k, Q=q, C=c, IPB=ipb)

@@ -1,11 +1,24 @@
-"""Exact division of batches: q = u // v and r = u % v by Watt's whole shifted inverse.
+"""Exact division of batches: q = u // v and r = u % v, by schoolbook or by Watt's inverse.
 
 Every element of a batch gets its own divisor, of its own length; `divmod_arrays` returns the
 quotient with the dividend's capacity (a.bits: q <= u) and the remainder with the divisor's
-(b.bits: r < v). The result is never unverified: q and r leave this module only after the
-device has checked, with exact full-width arithmetic, that u = q*v + r and 0 <= r < v.
+(b.bits: r < v). Two algorithms, as GMP has (`algorithm`, "auto" choosing by size and batch:
+see FILL_ITEMS_PER_CU and SERIAL_STEPS below):
 
-Design (v1: driven from the host, every step a batch kernel of the library)
+* basecase (clbig.div_basecase): Knuth's Algorithm D in one launch, every instance on one
+  work-item or one work-group. Its results are not verified afterwards: nothing in it is
+  approximate. The quotient limb estimate is an exact 3-by-2 division, provably never low and
+  at most one high, and each step's sign is checked exactly and followed by an exact add-back;
+  the fast path's only assumption (no borrow crosses a chunk) is itself tested exactly each
+  step. A check would cost a full q*v product, as much as the division. The tests back this at
+  every edge the kernel has: estimates that are one too large (add-back) in both kernel
+  shapes, the slow path, B - 1 estimates, divisors of one limb to longer than the dividend,
+  B^k +- 1, all-ones limbs, broadcasting, groups with padding instances (tests/test_div_basecase.py).
+* newton (below): the result is never unverified: q and r leave this module only after the
+  device has checked, with exact full-width arithmetic, that u = q*v + r and 0 <= r < v. It
+  serves divisors too long for one work-group, and small batches of long quotients.
+
+Newton's design (v1: driven from the host, every step a batch kernel of the library)
 ------------------------------------------------------------------------
 B = 2^32 (one limb), u < B^mu and 0 < v < B^mv (mu, mv: the operands' limbs per element).
 
@@ -73,12 +86,12 @@ import weakref
 import numpy as np
 import pyopencl.array as cla
 
-from . import add_n, mul_basecase
+from . import add_n, div_basecase, mul_n
 from .compare import compare3
 from .shift import shift as _shift_kernel
 from . import plan as P
 from .array import BigIntArray
-from .render import kernel, launch
+from .render import DoesNotFit, kernel, launch
 
 LIMB = 32
 
@@ -155,7 +168,7 @@ def _const(ctx, value: int, m: int) -> cla.Array:
 
 # -- limb-vector helpers on (n, m) device arrays ------------------------------------------------
 def _mul(ctx, a, sa, ma, b, sb, mb, n, mr):
-    return mul_basecase.mul(ctx, a, sa, ma, b, sb, mb, n, LIMB * mr)
+    return mul_n.mul(ctx, a, sa, ma, b, sb, mb, n, LIMB * mr)
 
 
 def _addsub(ctx, op, a, sa, ma, b, sb, mb, n, mr, flag=False):
@@ -193,6 +206,31 @@ def inverse(ctx, v, sv: int, mv: int, nv: int, lens: cla.Array, mu: int) -> cla.
     return w
 
 
+# -- choosing the algorithm ---------------------------------------------------------------------
+ALGORITHMS = ("auto", "basecase", "newton")
+
+# "auto" takes the basecase wherever it fits the device, except for batches too small to fill
+# the device whose quotients are long. Why: the basecase costs (mu - mv + 1)(K + 1) limb
+# products per instance, at most a quarter of one mu x mu product, in one launch; Newton costs
+# about five products of up to mu limbs and 100-290 launches. So on a busy device the basecase
+# wins at every size it fits. It loses only when it is latency-bound: one work-group per
+# instance runs its steps (one per quotient limb, each a barrier round of roughly a
+# microsecond on a GPU) one after the other, while Newton's products spread over the device.
+# A batch fills the device when its work-items reach FILL_ITEMS_PER_CU per compute unit (a few
+# resident work-groups per unit); below that, the basecase keeps quotients up to SERIAL_STEPS
+# limbs, about where its rounds cost what Newton's launches do (~200 launches of ~10 us on a
+# GPU; on PoCL launches cost ~100 us and a step ~0.2-2 ms per group, so the same order). Both
+# constants are first guesses for the GPU: tune them there (the bench's Div and huge Div).
+FILL_ITEMS_PER_CU = 512
+SERIAL_STEPS = 2048
+
+
+def _basecase_wins(ctx, mu: int, mv: int, n: int) -> bool:
+    _, _, c = div_basecase.shape(mv)
+    steps = max(mu - mv + 1, 1)
+    return n * c >= FILL_ITEMS_PER_CU * ctx.device.max_compute_units or steps <= SERIAL_STEPS
+
+
 # -- division -----------------------------------------------------------------------------------
 def _mask(ctx, flags: np.ndarray) -> cla.Array:
     return cla.to_device(ctx.queue, flags.astype(np.uint32).reshape(-1, 1))
@@ -211,23 +249,80 @@ def _internal(what: str, flags: np.ndarray):
                        f"(internal error; no result is returned unverified)")
 
 
+def _correct(ctx, flagged, q, mq: int, q_op: str, x, wide: int, v, sv: int, mv: int, n: int,
+             what: str):
+    """Where flagged(x) is true, q q_op= 1 and x -= v, each step checked exact; a second round
+    of flags is an internal error (the proof allows one). Returns (q, x, elements fixed)."""
+    fixed = 0
+    while (flags := flagged(x)).any():
+        if fixed:
+            _internal(what, flags)
+        fixed = int(flags.sum())
+        d = _mask(ctx, flags)
+        q = _step(ctx, q_op, q, mq, d, n)
+        x = _step(ctx, "sub", x, wide, _mul(ctx, d.data, 1, 1, v, sv, mv, n, mv + 1), n)
+    return q, x, fixed
+
+
+def _empty(ctx, n, m):
+    return cla.empty(ctx.queue, (n, m), np.uint32)
+
+
 def divmod_arrays(a: BigIntArray, b: BigIntArray, n: int, sa: int, sb: int, *,
-                  w_offset: int = 0, q_offset: int = 0, stats: dict | None = None):
+                  algorithm: str = "auto", w_offset: int = 0, q_offset: int = 0,
+                  stats: dict | None = None):
     """(a // b, a % b) for n instances (strides sa, sb: 0 broadcasts a length-one operand).
-    Quotient capacity a.bits, remainder capacity b.bits. w_offset / q_offset perturb the inverse
-    / the first quotient (tests only); stats, when given, receives the correction counts."""
+    Quotient capacity a.bits, remainder capacity b.bits. algorithm: "auto", "basecase" (one
+    schoolbook launch; ValueError where it cannot run on this device) or "newton".
+    w_offset / q_offset perturb Newton's inverse / first quotient (tests only, Newton only);
+    stats, when given, receives what ran ("algorithm") and the correction counts (Newton:
+    "down", "up"; basecase: per element "slow" steps and "addback"s)."""
+    if algorithm not in ALGORITHMS:
+        raise ValueError(f"unknown division algorithm {algorithm!r}; choose from {', '.join(ALGORITHMS)}")
     ctx = a.ctx
     mu, mv = a.m, b.m
     nv = len(b)
+    perturbed = bool(w_offset or q_offset)
+    if algorithm == "basecase":
+        if perturbed:
+            raise ValueError("w_offset and q_offset perturb the Newton path only")
+        if not div_basecase.fits(ctx, mv):
+            raise ValueError(_no_basecase(ctx, mv))
     if n == 0:
-        return (BigIntArray(ctx, cla.empty(ctx.queue, (0, mu), np.uint32), a.bits),
-                BigIntArray(ctx, cla.empty(ctx.queue, (0, mv), np.uint32), b.bits))
+        return BigIntArray(ctx, _empty(ctx, 0, mu), a.bits), BigIntArray(ctx, _empty(ctx, 0, mv), b.bits)
     lens = bitlen(ctx, b.data.data, mv, mv, nv)
     lens_host = lens.get(queue=ctx.queue)[:nv]
     if not lens_host.all():
         raise ZeroDivisionError(f"division by zero: the divisor is 0 at index {int(np.argmin(lens_host))}")
     sl = 0 if (nv == 1 and n != 1) else 1
 
+    if algorithm == "basecase" or (algorithm == "auto" and not perturbed and div_basecase.fits(ctx, mv)
+                                   and _basecase_wins(ctx, mu, mv, n)):
+        try:
+            q, r = div_basecase.divmod(ctx, a.data.data, sa, mu, b.data.data, sb, mv, lens.data, sl,
+                                       n, stats)
+        except DoesNotFit:
+            if algorithm == "basecase":
+                raise ValueError(_no_basecase(ctx, mv)) from None
+        else:
+            if stats is not None:
+                stats["algorithm"] = "basecase"
+            return BigIntArray(ctx, q, a.bits), BigIntArray(ctx, r, b.bits)
+    q, r, down, up = _newton(ctx, a, b, n, sa, sb, lens, sl, w_offset, q_offset)
+    if stats is not None:
+        stats.update(algorithm="newton", down=down, up=up)   # elements corrected by -1 / +1
+    return q, r
+
+
+def _no_basecase(ctx, mv: int) -> str:
+    _, q, c = div_basecase.shape(mv)
+    return (f"basecase division cannot run on {ctx.name} for divisors of {mv} limbs: it needs "
+            f"{c} work-items of {q} limbs per work-group, the device allows {ctx.max_items} "
+            f"(use algorithm='newton' or 'auto')")
+
+
+def _newton(ctx, a, b, n, sa, sb, lens, sl, w_offset, q_offset):
+    mu, mv, nv = a.m, b.m, len(b)
     # Inverse once per divisor (once for the whole batch when b broadcasts), then q0.
     mq, nf = mu + 1, mu + 1
     W = inverse(ctx, b.data.data, mv, mv, nv, lens, mu)
@@ -245,30 +340,19 @@ def divmod_arrays(a: BigIntArray, b: BigIntArray, n: int, sa: int, sb: int, *,
     # Verified correction: P = q v exactly, then at most one step down and one step up.
     wide = mq + mv
     prod = _mul(ctx, q.data, mq, mq, b.data.data, sb, mv, n, wide)       # exact: q v < B^wide
-    down = up = 0
-    while True:
-        r, neg = _addsub(ctx, "sub", a.data.data, sa, mu, prod.data, wide, wide, n, wide, flag=True)
-        if not neg.any():                                 # u >= q v everywhere: r = u - q v exactly
-            break
-        if down:
-            _internal("too large", neg)
-        down = int(neg.sum())
-        d = _mask(ctx, neg)
-        q = _step(ctx, "sub", q, mq, d, n)
-        prod = _step(ctx, "sub", prod, wide, _mul(ctx, d.data, 1, 1, b.data.data, sb, mv, n, mv + 1), n)
-    while True:
-        ge = compare3(ctx, r.data, wide, wide, b.data.data, sb, mv, n) != 1   # r >= v
-        if not ge.any():
-            break
-        if up:
-            _internal("too small", ge)
-        up = int(ge.sum())
-        d = _mask(ctx, ge)
-        q = _step(ctx, "add", q, mq, d, n)
-        r = _step(ctx, "sub", r, wide, _mul(ctx, d.data, 1, 1, b.data.data, sb, mv, n, mv + 1), n)
-    if stats is not None:
-        stats.update(down=down, up=up)   # elements corrected by -1 / +1
+    last = {}
+
+    def negative(prod):                                   # u < q v; keeps r = u - q v
+        last["r"], neg = _addsub(ctx, "sub", a.data.data, sa, mu, prod.data, wide, wide, n, wide,
+                                 flag=True)
+        return neg
+
+    def too_large(r):                                     # r >= v
+        return compare3(ctx, r.data, wide, wide, b.data.data, sb, mv, n) != 1
+
+    q, prod, down = _correct(ctx, negative, q, mq, "sub", prod, wide, b.data.data, sb, mv, n, "too large")
+    q, r, up = _correct(ctx, too_large, q, mq, "add", last["r"], wide, b.data.data, sb, mv, n, "too small")
     # Verified: u = q v + r, 0 <= r < v, so q <= u fits a.bits and r fits b.bits exactly.
     qo = _shift_kernel(ctx, q.data, mq, mq, n, 0, False, a.bits)
     ro = _shift_kernel(ctx, r.data, wide, wide, n, 0, False, b.bits)
-    return BigIntArray(ctx, qo, a.bits), BigIntArray(ctx, ro, b.bits)
+    return BigIntArray(ctx, qo, a.bits), BigIntArray(ctx, ro, b.bits), down, up

@@ -186,27 +186,29 @@ def shift_right(a, k) -> BigIntArray:
 
 # -- division -----------------------------------------------------------------------------
 # Note: `divmod` below shadows the builtin inside this module (it is clbig.divmod).
-def divmod(a, b):
-    """(a // b, a % b), exact, by Watt's whole shifted inverse (clbig.div_q).
+def divmod(a, b, algorithm: str = "auto"):
+    """(a // b, a % b), exact (clbig.div_q).
 
     The quotient's capacity is a.bits (q <= a), the remainder's b.bits (r < b). Lengths
     broadcast as for the other operations (one divisor for the whole batch, a Python int
     divisor or dividend). Two plain ints (or gmpy2 mpz) give a tuple of ints, computed on the
     device. A zero divisor raises ZeroDivisionError naming the first index where b == 0,
-    before anything is computed. Every result is verified on the device: a = q*b + r, r < b."""
+    before anything is computed. `algorithm`: "auto" (by size and batch), "basecase"
+    (schoolbook, one launch; ValueError where the divisor is too long for this device) or
+    "newton" (Watt's whole shifted inverse, every result verified on the device)."""
     from . import div_q
     if _is_scalar(a) and _is_scalar(b):  # one division of two plain integers gives ints
-        q, r = divmod([a], [b])
+        q, r = divmod([a], [b], algorithm)
         return q.tolist()[0], r.tolist()[0]
     a, b, n, sa, sb = operands(a, b)
-    return div_q.divmod_arrays(a, b, n, sa, sb)
+    return div_q.divmod_arrays(a, b, n, sa, sb, algorithm=algorithm)
 
 
-def floordiv(a, b):
+def floordiv(a, b, algorithm: str = "auto"):
     """a // b, exact; capacity a.bits (see divmod). Two plain ints give an int."""
-    return divmod(a, b)[0]
+    return divmod(a, b, algorithm)[0]
 
 
-def mod(a, b):
+def mod(a, b, algorithm: str = "auto"):
     """a % b, exact; capacity b.bits (see divmod). Two plain ints give an int."""
-    return divmod(a, b)[1]
+    return divmod(a, b, algorithm)[1]

@@ -11,15 +11,18 @@
 ## so the data never moves in memory: each step shifts every chunk up by one limb, the limb
 ## leaving chunk p entering chunk p + 1 and u^[j - 1] entering chunk 0.
 ##   C == 1: one work-item owns its instance; no local memory, no barrier.
-##   C > 1 : a step is one barrier in the common case. Each chunk subtracts qhat*V locally,
-##           keeping its limbs mod B^Q and its borrow-out cy (< B, owed to the chunk above),
-##           and publishes cy and its top limb; the top chunk also publishes the next qhat,
-##           computed from its own limbs. That is exact when no borrow can cross a chunk: the
-##           incoming cy (< B) stops within limbs 1..Q-5 unless they are all zero, and the top
-##           chunk's own cy is 0 unless the step went negative (qhat one too large). Any
-##           chunk that sees either raises the step's flag, and the whole group then takes the
-##           slow path: borrows resolved by a segmented scan, v^ added back where negative,
-##           the next qhat recomputed (about 2 log2(C) + 3 more barriers, rare on random data).
+##   C > 1 : a step is one barrier in the common case, the partial remainder kept redundant:
+##           each chunk subtracts qhat*V locally, keeping its limbs mod B^Q and its borrow-out
+##           cy (<= B) owed to the chunk above, publishes cy and its top limb, and takes the
+##           cy of the chunk below as `pend`, folded into its next subtraction (one limb
+##           later, after the shift) instead of rippling through its limbs now. The top chunk
+##           also publishes the next qhat, from its own limbs. All that is exact while no
+##           borrow crosses a chunk: an owed cy (<= B) stops within limbs 1..Q-5 unless they are
+##           all zero, and the top chunk's cy is 0 unless the step went negative (qhat one too
+##           large). A chunk that sees either raises the step's flag, and the whole group then
+##           takes the slow path: borrows resolved by a segmented scan, v^ added back where
+##           negative, the next qhat recomputed (2 log2(C) + 3 more barriers; rare on random
+##           data, every step on remainders full of zero limbs).
 ## The flag is a per-parity slot set with atomic_min(slot, j): it is true exactly when it holds
 ## j, so it never needs clearing; the published values are double-buffered by parity too, so
 ## one barrier separates every write from its reads and the reads from the next writes.
@@ -63,7 +66,8 @@ void div_basecase(__global const uint *u, ulong su, uint mu, __global const uint
     for (int j = J + 1; j < (int)mu; ++j) qp[j] = 0u;
 % else:
     __local int jmax, slot[2];
-    __local uint xc[${2 * WG}], xt[${2 * WG}], xq[${2 * IPB}], sc[${WG}], sx[${WG}], sq[${IPB}];
+    __local ulong xc[${2 * WG}];
+    __local uint xt[${2 * WG}], xq[${2 * IPB}], sc[${WG}], sx[${WG}], sq[${IPB}];
     if (tid == 0u) { jmax = -1; slot[0] = INT_MAX; slot[1] = INT_MAX; }
     barrier(CLK_LOCAL_MEM_FENCE);
     if (live && p == 0u) atomic_max(&jmax, j0);
@@ -84,7 +88,8 @@ void div_basecase(__global const uint *u, ulong su, uint mu, __global const uint
 % if C == 1:
     for (int j = J; j >= 0; --j) {
         const uint unext = j > 0 ? limb_shl(up, mu, j - 1, w, b) : 0u;
-        uint qh = div_3by2(R[${Q - 1}], R[${Q - 2}], R[${Q - 3}], d1, d0, dinv), cy;
+        uint qh = div_3by2(R[${Q - 1}], R[${Q - 2}], R[${Q - 3}], d1, d0, dinv);
+        ulong cy;
         ${submul("R", "V", "qh", Q, "cy")}
         if (cy) {                             /* went negative: qhat was one too large */
             uint sm;
@@ -106,13 +111,14 @@ void div_basecase(__global const uint *u, ulong su, uint mu, __global const uint
     if (p == ${C - 1}u) sq[s] = div_3by2(R[${Q - 1}], R[${Q - 2}], R[${Q - 3}], d1, d0, dinv);
     barrier(CLK_LOCAL_MEM_FENCE);
     uint qh = sq[s];
+    ulong pend = 0;                           /* borrow owed at limb 1: the chunk below's cy */
     const uint seg = s * ${C}u;
     for (int j = J; j >= 0; --j) {
         const uint par = (uint)j & 1u, xo = par * ${WG}u;
         uint unext = 0u;
         if (p == 0u && j > 0) unext = limb_shl(up, mu, j - 1, w, b);
-        uint cy;
-        ${submul("R", "V", "qh", Q, "cy")}
+        ulong cy;
+        ${submul("R", "V", "qh", Q, "cy", "pend")}
         int flag = live && qh != 0u && p > 0u && (${ors(1, Q - 4)}) == 0u;
         if (p == ${C - 1}u) {
             flag |= live && cy != 0u;
@@ -125,9 +131,8 @@ void div_basecase(__global const uint *u, ulong su, uint mu, __global const uint
         const int slow = slot[par] == j;      /* the same for the whole group */
         uint below = unext, qd = qh;
         if (!slow) {                          /* no borrow crosses a chunk: settle locally */
-            if (p > 0u) {
-                uint bo;
-                ${sub_limb("R", "xc[xo + tid - 1u]", Q, "bo")}
+            if (p > 0u) {                     /* the borrow is folded into the next step */
+                pend = xc[xo + tid - 1u];
                 below = xt[xo + tid - 1u];
             }
             qh = xq[par * ${IPB}u + s];
@@ -139,6 +144,10 @@ void div_basecase(__global const uint *u, ulong su, uint mu, __global const uint
         if (j > 0) {
             ${shift_in("R", "below", Q)}
         }
+    }
+    {
+        uint bo;
+        ${sub_limb("R", "pend", Q, "bo")}
     }
     barrier(CLK_LOCAL_MEM_FENCE);             /* sx may still be read by a last slow step */
     sx[tid] = R[0];
@@ -155,13 +164,14 @@ void div_basecase(__global const uint *u, ulong su, uint mu, __global const uint
 ## Borrows resolved across the group (scan), v^ added back where the window went negative,
 ## then the top limbs and the next qhat published again.
 <%def name="slow_step()">
-            const uint m = p > 0u ? xc[xo + tid - 1u] : 0u;
+            const ulong m = p > 0u ? xc[xo + tid - 1u] : 0UL;
+            pend = 0;
             uint g;
             ${sub_limb("R", "m", Q, "g")}
             uint bs = g | ((uint)((${ors(0, Q)}) == 0u) << 1);
             ${seg_scan("sc", "seg", [("bs", "p")], C, "CARRY_OP", "CARRY_ID")}
             const uint bin = p > 0u ? (sc[seg + p - 1u] & 1u) : 0u;
-            const uint neg = (sc[seg + ${C - 1}u] & 1u) | (uint)(xc[xo + seg + ${C - 1}u] != 0u);
+            const uint neg = (sc[seg + ${C - 1}u] & 1u) | (uint)(xc[xo + seg + ${C - 1}u] != 0UL);
             barrier(CLK_LOCAL_MEM_FENCE);
             {
                 uint bo;

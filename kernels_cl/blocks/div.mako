@@ -55,26 +55,38 @@ inline uint limb_shl(__global const uint *x, uint m, int i, uint w, uint b)
 }
 </%def>
 
-## R -= q * V over Q limbs (GMP's submul_1); `cy` gets the borrow out, below B.
-<%def name="submul(R, V, q, Q, cy)">
+## R -= q * V over Q limbs (GMP's submul_1); `cy` (ulong) gets the borrow out. With `pend`
+## (ulong, at most B), R -= pend * B too, folded into the chain: its low limb at limb 1, its
+## high bit and that borrow into the carry to limb 2, which stays below B + 3 there (no 64-bit
+## overflow) and within B after, so cy <= B (< B without pend).
+<%def name="submul(R, V, q, Q, cy, pend=None)">
     {
         ulong _c = 0;
 % for k in range(Q):
-        { const ulong _t = (ulong)(${q}) * ${V}[${k}] + _c; const uint _lo = (uint)_t; const uint _x = ${R}[${k}];
-          ${R}[${k}] = _x - _lo; _c = (_t >> 32) + (ulong)(_x < _lo); }
+        {
+  % if pend is not None and k == 1:
+            const uint _x1 = ${R}[1], _pl = (uint)(${pend}), _x = _x1 - _pl;
+            const ulong _up = (${pend} >> 32) + (ulong)(_x1 < _pl);
+  % else:
+            const uint _x = ${R}[${k}];
+  % endif
+            const ulong _t = (ulong)(${q}) * ${V}[${k}] + _c;
+            const uint _lo = (uint)_t;
+            ${R}[${k}] = _x - _lo; _c = (_t >> 32) + (ulong)(_x < _lo)${" + _up" if pend is not None and k == 1 else ""};
+        }
 % endfor
-        ${cy} = (uint)_c;
+        ${cy} = _c;
     }
 </%def>
 
-## R -= m (one limb) with the borrow rippling up; `borrow` gets the borrow out of the chunk.
+## R -= m (ulong, at most B) with the borrow rippling up; `borrow` gets the borrow out.
 <%def name="sub_limb(R, m, Q, borrow)">
     {
-        uint _m = ${m};
+        ulong _m = ${m};
 % for k in range(Q):
-        { const uint _x = ${R}[${k}]; ${R}[${k}] = _x - _m; _m = (uint)(_x < _m); }
+        { const uint _x = ${R}[${k}], _ml = (uint)_m; ${R}[${k}] = _x - _ml; _m = (_m >> 32) + (ulong)(_x < _ml); }
 % endfor
-        ${borrow} = _m;
+        ${borrow} = (uint)_m;
     }
 </%def>
 
