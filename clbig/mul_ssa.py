@@ -55,8 +55,8 @@ def _geometry(ctx, P: int):
 
 
 def _local_bytes(P, ipi, r, groups):
-    """Local memory of a levels pass over `groups` blocks of 2^r rows (r = 1 also bounds the
-    first inverse stage, which holds one row per butterfly and a bigger base table)."""
+    """Local memory of a levels pass over `groups` blocks of 2^r rows: the rows, the scan,
+    the rows' addresses."""
     rows = groups << r
     return P_.WORD * (P_.padded_words(rows * (P + 1)) + (rows // 2) * ipi) + 16 * rows
 
@@ -161,36 +161,26 @@ def _split(levels: int, most: int):
     return [levels // passes + (i < levels % passes) for i in range(passes)]
 
 
-def _forward(ctx, pl, a, off, stride, m, ninst):
-    T = cl.Buffer(ctx.cl_context, cl.mem_flags.READ_WRITE, P_.WORD * ninst * pl["N"] * (pl["P"] + 1))
+def _transform(ctx, pl, first, src, off, stride, T, ninst, inv, mlen=0):
+    """All k stages into T: the first pass reads `src` in mode `first`, the others T."""
     s0 = 0
     for r in _split(pl["k"], pl["levels"]):
         if s0 == 0:
-            _levels(ctx, pl, "pieces", a, off, stride, T, ninst, 0, r, mlen=m)
+            _levels(ctx, pl, first, src, off, stride, T, ninst, 0, r, inv, mlen)
         else:
-            _levels(ctx, pl, "rows", T, 0, 0, T, ninst, s0, r)
+            _levels(ctx, pl, "rows", T, 0, 0, T, ninst, s0, r, inv)
         s0 += r
+
+
+def _forward(ctx, pl, a, off, stride, m, ninst):
+    T = cl.Buffer(ctx.cl_context, cl.mem_flags.READ_WRITE, P_.WORD * ninst * pl["N"] * (pl["P"] + 1))
+    _transform(ctx, pl, "pieces", a, off, stride, T, ninst, 0, m)
     return T
 
 
 def _inverse(ctx, pl, prods, T, ninst):
     """T = the unscaled inverse transform of the products (rows of 2P+1 limbs)."""
-    P, ipi = pl["P"], pl["ipi"]
-    k, limit = _max_items(ctx, "ssa_inv1", "", pl["Q"])
-    if ipi > limit:
-        raise DoesNotFit(f"ssa: a butterfly of {ipi} work-items exceeds this kernel's {limit}")
-    nbf = ninst * pl["N"] // 2
-    bpg = max(1, min(max(_GROUP, ipi) // ipi, limit // ipi, nbf))
-    while bpg > 1 and _local_bytes(P, ipi, 1, bpg) > ctx.local_mem:
-        bpg //= 2
-    launch(ctx, k, P_.ceil_div(nbf, bpg), bpg * ipi, prods, T, np.uint32(P), np.uint32(pl["k"]),
-           np.uint64(nbf), np.uint32(ipi), np.uint32(bpg),
-           cl.LocalMemory(P_.WORD * P_.padded_words(bpg * (P + 1))),
-           cl.LocalMemory(P_.WORD * bpg * ipi), cl.LocalMemory(32 * bpg))
-    s0 = 1
-    for r in _split(pl["k"] - 1, pl["levels"]) if pl["k"] > 1 else ():
-        _levels(ctx, pl, "rows", T, 0, 0, T, ninst, s0, r, inv=1)
-        s0 += r
+    _transform(ctx, pl, "products", prods, 0, 0, T, ninst, 1)
 
 
 def _tile(ctx, src, dst, words: int, copies: int):

@@ -7,9 +7,9 @@
 ## KERNEL "levels": r consecutive stages s0..s0+r-1 in one pass (radix 2^r): a group loads
 ## G blocks of 2^r rows (the rows those stages combine) into local memory, runs the r levels
 ## there and stores the rows back. MODE "pieces": the first forward pass, rows cut as M-limb
-## pieces from the operand; MODE "rows": later passes of either direction, in place.
-## KERNEL "inv1": the first inverse stage (radix 2, bpg butterflies per group): rows are
-## pointwise products (2P+1 limbs), reduced on the fly as lo - hi (2^K = -1).
+## pieces from the operand; MODE "products": the first inverse pass, rows are pointwise
+## products (2P+1 limbs) reduced as lo - hi (2^K = -1) inside the first butterflies;
+## MODE "rows": later passes of either direction, in place.
 ## KERNEL "recompose": result word w = sum over the coefficients c_t = row_t · 2^-logn that
 ## overlap it; the low words go to lo, the 64-bit sums' high words to spill one word up, so
 ## lo + spill (a multi-group addition) is the product.
@@ -39,6 +39,8 @@ __kernel void ssa_levels(__global const limb_t *src, ulong src_off, ulong src_st
             base[2u * f] = (inst * N + row) * R;
 % if MODE == "pieces":
             base[2u * f + 1u] = (ulong)brev(row, logn) * M;
+% elif MODE == "products":
+            base[2u * f + 1u] = (inst * N + brev(row, logn)) * (2u * P + 1u);
 % endif
         }
     }
@@ -53,15 +55,37 @@ __kernel void ssa_levels(__global const limb_t *src, ulong src_off, ulong src_st
             v = src[src_off + (blk >> (logn - r)) * src_stride + base[2u * b + 1u] + w];
         S[PAD(f)] = v;
     }
-% else:
+% elif MODE == "rows":
     for (uint f = tid; f < G * rows * L; f += wg) {
         const uint b = f / L;
         S[PAD(f)] = (g0 + (b >> r) < nblk) ? src[base[2u * b] + (f - b * L)] : 0u;
     }
 % endif
+% if MODE == "products":
+    {   /* stage 0 (twiddle 1) on x = lo - hi of products 2u, 2u+1, staged half by half */
+        const uint rb1 = (g * rows + 2u * u) * L, rb2 = rb1 + L;
+        long X[${Q}], Y[${Q}];
+  % for q in range(Q):
+        X[${q}] = 0; Y[${q}] = 0;
+  % endfor
+  % for half, sg in (("(w < P ? src[base[2u * b + 1u] + w] : 0u)", "1"), ("src[base[2u * b + 1u] + P + w]", "-1")):
+        for (uint f = tid; f < G * rows * L; f += wg) {
+            const uint b = f / L, w = f - b * L;
+            S[PAD(f)] = (g0 + (b >> r) < nblk) ? ${half} : 0u;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        ${add_plain("X", "S", "rb1", sg, Q)}
+        ${add_plain("Y", "S", "rb2", sg, Q)}
+        barrier(CLK_LOCAL_MEM_FENCE);
+  % endfor
+        ${finish(Q)}
+        ${put_row("S", "rb1", "r1", "top1", Q)}
+        ${put_row("S", "rb2", "r2", "top2", Q)}
+    }
+% endif
     barrier(CLK_LOCAL_MEM_FENCE);
     const uint low = (uint)(g0 + g) & ((1u << (logn - r)) - 1u) & (h0 - 1u);
-    for (uint l = 0u; l < r; l++) {
+    for (uint l = ${1 if MODE == "products" else 0}u; l < r; l++) {
         const uint m1 = ((u >> l) << (l + 1u)) | (u & ((1u << l) - 1u)), m2 = m1 | (1u << l);
         const uint rb1 = (g * rows + m1) * L, rb2 = (g * rows + m2) * L, s = s0 + l;
         /* twiddle of stage s for this row: 2^(j·K/h), h = 2^s, j = row mod h; inverse: -2^(K - j·K/h) */
@@ -84,50 +108,6 @@ __kernel void ssa_levels(__global const limb_t *src, ulong src_off, ulong src_st
         const uint b = f / L;
         if (g0 + (b >> r) < nblk) dst[base[2u * b] + (f - b * L)] = S[PAD(f)];
     }
-}
-% elif KERNEL == "inv1":
-__kernel void ssa_inv1(__global const limb_t *src, __global limb_t *dst, uint P, uint logn,
-                       ulong nbf, uint ipi, uint bpg,
-                       __local limb_t *S, __local uint *sc, __local ulong *base)
-{
-    const uint tid = get_local_id(0), wg = get_local_size(0);
-    const uint lb = tid / ipi, t = tid - lb * ipi, j0 = t * ${Q}u;
-    const ulong g0 = (ulong)get_group_id(0) * bpg, gb = g0 + lb;
-    const uint hn = 1u << (logn - 1u), L = P + 1u;
-    const ulong R = P + 1u, N = 2ul * hn;
-    /* base[4lb], [4lb+1]: the products x, y (bit-reversed rows); [4lb+2]: output rows */
-    if (t == 0u && gb < nbf) {
-        const ulong inst = gb >> (logn - 1u);
-        const uint b = (uint)gb & (hn - 1u);
-        const ulong row = inst * N + brev(b, logn - 1u);
-        base[4u * lb] = row * (2u * P + 1u);
-        base[4u * lb + 1u] = (row + hn) * (2u * P + 1u);
-        base[4u * lb + 2u] = (inst * N + 2u * b) * R;
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    const uint rb = lb * L;
-    long X[${Q}], Y[${Q}];
-% for q in range(Q):
-    X[${q}] = 0; Y[${q}] = 0;
-% endfor
-% for acc, k in (("X", 0), ("Y", 1)):
-    ${stage_rows("S", "L", lambda bb, w: "(%s < P ? src[base[4u * %s + %du] + %s] : 0u)" % (w, bb, k, w))}
-    ${add_plain(acc, "S", "rb", "1", Q)}
-    barrier(CLK_LOCAL_MEM_FENCE);
-    ${stage_rows("S", "L", lambda bb, w: "src[base[4u * %s + %du] + P + %s]" % (bb, k, w))}
-    ${add_plain(acc, "S", "rb", "-1", Q)}
-    barrier(CLK_LOCAL_MEM_FENCE);
-% endfor
-    ${finish(Q)}
-% for r, top, off in (("r1", "top1", "0u"), ("r2", "top2", "R")):
-    ${put_row("S", "rb", r, top, Q)}
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint f = tid; f < bpg * L; f += wg) {
-        const uint bb = f / L;
-        if (g0 + bb < nbf) dst[base[4u * bb + 2u] + ${off} + (f - bb * L)] = S[PAD(f)];
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-% endfor
 }
 % elif KERNEL == "tile":
 __kernel void ssa_tile(__global const limb_t *src, __global limb_t *dst, ulong len, ulong total)
