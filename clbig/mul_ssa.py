@@ -216,8 +216,11 @@ def mul(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int, pointw
     pl = plan(ctx, ma, mb, bits)
     N, P = pl["N"], pl["P"]
     row_bytes = P_.WORD * N * (P + 1)
-    chunk = max(1, min(n, (mem - 3 * P_.WORD * n * mr) // _bytes_per_instance(pl),
-                       alloc // (P_.WORD * N * (2 * P + 1))))
+    free = mem - 3 * P_.WORD * n * mr   # the result, the spills, the final sum
+    if free < _bytes_per_instance(pl):
+        raise DoesNotFit(f"Schönhage–Strassen on {n} instances of {ma} x {mb} limbs needs more "
+                         f"than the device memory ({mem} bytes)")
+    chunk = min(n, free // _bytes_per_instance(pl), alloc // (P_.WORD * N * (2 * P + 1)))
     square = a.int_ptr == b.int_ptr and sa == sb and ma == mb
     once = {}
 

@@ -160,6 +160,10 @@ def test_does_not_fit(ctx, monkeypatch):
     a = clbig.array([1], bits=2 ** 19, ctx=ctx)
     with pytest.raises(DoesNotFit, match="device memory"):
         mul_ssa.mul(ctx, a.data.data, 0, a.m, a.data.data, 0, a.m, 1, 2 ** 20)
+    monkeypatch.setattr(mul_ssa, "_limits", lambda c: (1 << 20, 1 << 30))   # one instance fits
+    b = clbig.array([1] * 2000, bits=2 ** 10, ctx=ctx)
+    with pytest.raises(DoesNotFit, match="2000 instances"):
+        mul_ssa.mul(ctx, b.data.data, b.m, b.m, b.data.data, b.m, b.m, 2000, 2 ** 11)
     with pytest.raises(ValueError, match="limbs"):
         mul_ssa.mul(ctx, a.data.data, 0, 0, a.data.data, 0, a.m, 1, 64)
     monkeypatch.setenv("CLBIG_SSA_K", "31")
