@@ -152,6 +152,14 @@ def test_small_work_groups(small_ctx, rng, monkeypatch):
     check(small_ctx, xs, ys, 6000, 6000)
 
 
+def test_kernel_item_limit(ctx, rng, monkeypatch):
+    """A built kernel that allows fewer work-items than planned: passes split, still exact."""
+    real = mul_ssa._max_items
+    monkeypatch.setattr(mul_ssa, "_max_items", lambda *a: (real(*a)[0], 2 * mul_ssa.plan(ctx, 32, 32, 2000)["ipi"]))
+    xs, ys = pairs(rng, 1000, 1000)
+    check(ctx, xs, ys, 1000, 1000, what="at most 2 butterflies per group")
+
+
 def test_does_not_fit(ctx, monkeypatch):
     assert mul_ssa.supports(ctx, 2 ** 14, 2 ** 14, 2 ** 20) is None
     monkeypatch.setattr(mul_ssa, "_limits", lambda c: (1 << 20, 1 << 18))
