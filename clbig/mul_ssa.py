@@ -144,15 +144,17 @@ def _levels(ctx, pl, mode, src, off, stride, dst, ninst, s0, r, inv=0, mlen=0):
         return
     per = ipi << (r - 1)
     nblk = (ninst * pl["N"]) >> r
-    g = max(1, min(max(_GROUP, per) // per, limit // per, nblk))
+    cap = min(_GROUP, limit)
+    g = max(1, min(cap // per, nblk))
     while g > 1 and _local_bytes(P, ipi, r, g) > ctx.local_mem:
         g //= 2
+    wg = max(per, cap)   # one size per kernel while butterflies are small: few builds on PoCL
     rows = g << r
-    launch(ctx, k, P_.ceil_div(nblk, g), g * per, src, np.uint64(off), np.uint64(stride), dst,
+    launch(ctx, k, P_.ceil_div(nblk, g), wg, src, np.uint64(off), np.uint64(stride), dst,
            np.uint32(P), np.uint32(pl["M"]), np.uint32(mlen), np.uint32(pl["k"]), np.uint32(s0),
            np.uint32(r), np.uint32(inv), np.uint64(nblk), np.uint32(ipi), np.uint32(g),
            cl.LocalMemory(P_.WORD * P_.padded_words(rows * (P + 1))),
-           cl.LocalMemory(P_.WORD * g * per), cl.LocalMemory(16 * rows))
+           cl.LocalMemory(P_.WORD * wg), cl.LocalMemory(16 * rows))
 
 
 def _split(levels: int, most: int):
@@ -187,7 +189,7 @@ def _tile(ctx, src, dst, words: int, copies: int):
     """dst = `copies` copies of src's first `words` limbs (a kernel, not clEnqueueCopyBuffer,
     which Oclgrind's uninitialized-value check does not see as writing)."""
     total = words * copies
-    wg = min(_GROUP, ctx.max_items, total)
+    wg = min(_GROUP, ctx.max_items)
     k = kernel(ctx, "ssa.cl.mako", "ssa_tile", wg, KERNEL="tile", MODE="", Q=1)
     launch(ctx, k, P_.ceil_div(total, wg), wg, src, dst, np.uint64(words), np.uint64(total))
 
@@ -243,7 +245,7 @@ def mul(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int, pointw
         _inverse(ctx, pl, prods.data, Ta, c)
         del prods
         total = c * mr
-        wg = min(_GROUP, ctx.max_items, total)
+        wg = min(_GROUP, ctx.max_items)
         k = kernel(ctx, "ssa.cl.mako", "ssa_recompose", wg, KERNEL="recompose", MODE="", Q=1)
         launch(ctx, k, P_.ceil_div(total, wg), wg, Ta, np.uint32(P), np.uint32(pl["M"]),
                np.uint32(pl["k"]), out.data, spill.data, np.uint32(mr), np.uint64(total),

@@ -6,7 +6,8 @@
 ##
 ## KERNEL "levels": r consecutive stages s0..s0+r-1 in one pass (radix 2^r): a group loads
 ## G blocks of 2^r rows (the rows those stages combine) into local memory, runs the r levels
-## there and stores the rows back. MODE "pieces": the first forward pass, rows cut as M-limb
+## there and stores the rows back. Items past the G blocks' butterflies only help load and
+## store (group sizes stay powers of two: few builds on drivers that build per size). MODE "pieces": the first forward pass, rows cut as M-limb
 ## pieces from the operand; MODE "products": the first inverse pass, rows are pointwise
 ## products (2P+1 limbs) reduced as lo - hi (2^K = -1) inside the first butterflies;
 ## MODE "rows": later passes of either direction, in place.
@@ -26,7 +27,8 @@ __kernel void ssa_levels(__global const limb_t *src, ulong src_off, ulong src_st
 {
     const uint tid = get_local_id(0), wg = get_local_size(0);
     const uint rows = 1u << r, per = (rows >> 1) * ipi;   /* rows and items per block */
-    const uint g = tid / per, u = (tid - g * per) / ipi, t = tid - g * per - u * ipi;
+    const uint g = tid / per, act = g < G, seg = act ? ipi : 1u;
+    const uint u = act ? (tid - g * per) / ipi : 0u, t = act ? tid - g * per - u * ipi : 0u;
     const uint j0 = t * ${Q}u, L = P + 1u, h0 = 1u << s0;
     const ulong g0 = (ulong)get_group_id(0) * G, N = 1ul << logn, R = P + 1u;
     /* the block's rows: index bits s0..s0+r-1 run over m, the others are fixed */
@@ -74,13 +76,17 @@ __kernel void ssa_levels(__global const limb_t *src, ulong src_off, ulong src_st
             S[PAD(f)] = (g0 + (b >> r) < nblk) ? ${half} : 0u;
         }
         barrier(CLK_LOCAL_MEM_FENCE);
-        ${add_plain("X", "S", "rb1", sg, Q)}
-        ${add_plain("Y", "S", "rb2", sg, Q)}
+        if (act) {
+            ${add_plain("X", "S", "rb1", sg, Q)}
+            ${add_plain("Y", "S", "rb2", sg, Q)}
+        }
         barrier(CLK_LOCAL_MEM_FENCE);
   % endfor
         ${finish(Q)}
-        ${put_row("S", "rb1", "r1", "top1", Q)}
-        ${put_row("S", "rb2", "r2", "top2", Q)}
+        if (act) {
+            ${put_row("S", "rb1", "r1", "top1", Q)}
+            ${put_row("S", "rb2", "r2", "top2", Q)}
+        }
     }
 % endif
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -97,11 +103,15 @@ __kernel void ssa_levels(__global const limb_t *src, ulong src_off, ulong src_st
 % for q in range(Q):
         X[${q}] = 0; Y[${q}] = 0;
 % endfor
-        ${add_plain("X", "S", "rb1", "1", Q)}
-        ${add_shifted("Y", "S", "rb2", "sg", "ew", "eb", Q)}
+        if (act) {
+            ${add_plain("X", "S", "rb1", "1", Q)}
+            ${add_shifted("Y", "S", "rb2", "sg", "ew", "eb", Q)}
+        }
         ${finish(Q)}
-        ${put_row("S", "rb1", "r1", "top1", Q)}
-        ${put_row("S", "rb2", "r2", "top2", Q)}
+        if (act) {
+            ${put_row("S", "rb1", "r1", "top1", Q)}
+            ${put_row("S", "rb2", "r2", "top2", Q)}
+        }
         barrier(CLK_LOCAL_MEM_FENCE);
     }
     for (uint f = tid; f < G * rows * L; f += wg) {

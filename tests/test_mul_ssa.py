@@ -144,12 +144,12 @@ def test_pointwise_plug(ctx, rng):
 
 
 def test_small_work_groups(small_ctx, rng, monkeypatch):
-    """Work-groups of at most 8 items: butterflies of 16 or 32 words per item, one per group."""
+    """Work-groups of at most 8 items: butterflies of 8 words per item, one per group."""
     monkeypatch.setenv("CLBIG_SSA_K", "2")
-    xs, ys = pairs(rng, 6000, 6000, 3)
-    pl = mul_ssa.plan(small_ctx, 188, 188, 12000)
+    xs, ys = pairs(rng, 1000, 1000, 3)
+    pl = mul_ssa.plan(small_ctx, 32, 32, 2000)
     assert pl["ipi"] <= 8 < -(-pl["P"] // 4)
-    check(small_ctx, xs, ys, 6000, 6000)
+    check(small_ctx, xs, ys, 1000, 1000)
 
 
 def test_kernel_item_limit(ctx, rng, monkeypatch):

@@ -126,7 +126,8 @@ inline uint brev(uint x, uint bits)
 
 ## The two outputs x + y, x - y of a butterfly from the signed word sums in X, Y (registers):
 ## r1, r2 (canonical low words) and top1, top2 (1 for 2^K). The chunks of one butterfly are
-## the ipi consecutive items from tid - t; all items of the group must take part (barriers).
+## the `seg` consecutive items from tid - t; all items of the group must take part (barriers),
+## idle ones as butterflies of their own (t = 0, seg = 1).
 <%def name="finish(Q)">
     uint r1[${Q}], r2[${Q}], top1, top2;
     {
@@ -144,7 +145,7 @@ inline uint brev(uint x, uint bits)
             sc[tid] = v;
             barrier(CLK_LOCAL_MEM_FENCE);
         }
-        const uint prev = (t > 0u) ? sc[tid - 1u] : CF_ID, tot = sc[tid - t + ipi - 1u];
+        const uint prev = (t > 0u) ? sc[tid - 1u] : CF_ID, tot = sc[tid - t + seg - 1u];
 % for r, off, top in (("r1", 0, "top1"), ("r2", 16, "top2")):
         {
             const int hh = cf_fixed(tot, ${off}u);
