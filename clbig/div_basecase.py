@@ -52,7 +52,9 @@ def plans(ctx, mv: int, n: int):
         return
     items = P.env_ints("CLBIG_DIVBC_ITEMS", (ITEMS,))[0]
     fit = max(1, min(items, ctx.max_items) // c)
-    ipb = min(1 << (fit.bit_length() - 1), P.next_pow2(max(n, 1)))    # powers of two: few builds
+    ipb = 1 << (fit.bit_length() - 1)         # powers of two: few builds
+    if c > 1:   # a padding instance costs a whole instance's work there (it must meet barriers)
+        ipb = min(ipb, P.next_pow2(max(n, 1)))
     while ipb >= 1:
         if _local_bytes(c, ipb) <= ctx.local_mem:
             yield dict(K=k, Q=q, C=c, IPB=ipb)

@@ -7,8 +7,11 @@
 ##            per output limb gathering the two input limbs it straddles, as shift.cl.mako does.
 ##   inv_init: w = floor(2^96 / V) for the normalized two-limb prefix V (2^63 <= V < 2^64) of each
 ##            divisor: the first Newton iterate, 2 limbs (2^32 < w <= 2^33).
+##   div_3by2: the basecase's quotient limb estimate on its own, one work-item per case
+##            (n2 n1 n0 d1 d0 in, the 3-by-2 quotient out), for tests against exact division.
 ## MA / MR: input / output limbs (every kernel receives both: strict_undefined).
 <%namespace file="blocks/common.mako" import="header"/>
+<%namespace file="blocks/div.mako" import="div_defs"/>
 ${header()}
 
 % if KERNEL == "bitlen":
@@ -58,5 +61,14 @@ __kernel void inv_init(__global const limb_t *v2, __global limb_t *w, uint n)
     }
     w[2 * i] = (limb_t)q;
     w[2 * i + 1] = (limb_t)(q >> 32);
+}
+% elif KERNEL == "div_3by2":
+${div_defs()}
+__kernel void div_3by2_cases(__global const uint *x, __global uint *q, uint n)
+{
+    const size_t i = get_global_id(0);
+    if (i >= n) return;
+    __global const uint *c = x + 5 * i;
+    q[i] = div_3by2(c[0], c[1], c[2], c[3], c[4], div_inv(c[3], c[4]));
 }
 % endif

@@ -1,8 +1,10 @@
 """Division (a // b, a % b, divmod, clbig.divmod) against gmpy2, and the inverse against the model.
 
 Sizes reuse conftest's lists (each (a.bits, b.bits, batch length) is a set of kernel builds: the
-Newton steps alone build about eight kernels per precision level). Within one batch the divisors
-have very different lengths, since every element is normalized on its own.
+Newton steps alone build about eight kernels per precision level, the basecase one per divisor
+shape). The width tests run both algorithms forced; the API tests run "auto". Within one batch
+the divisors have very different lengths, since every element is normalized on its own. The
+basecase kernel's own edges (estimate, add-back, slow path, shapes) are in test_div_basecase.py.
 """
 import random
 
@@ -78,12 +80,18 @@ def expected(xs, ys):
     return [q for q, _ in qr], [r for _, r in qr]
 
 
-def run_div(pairs, ba, bb, what, **kw):
-    """Divide as arrays of capacities ba, bb and compare quotient and remainder with gmpy2."""
+def run_div(pairs, ba, bb, what, algorithm=None, **kw):
+    """Divide as arrays of capacities ba, bb (with divmod_arrays when an algorithm or a test
+    hook is given, else the builtin divmod) and compare quotient and remainder with gmpy2."""
     xs, ys = [p[0] for p in pairs], [p[1] for p in pairs]
     a, b = clbig.array(xs, bits=ba), clbig.array(ys, bits=bb)
     stats = {}
-    q, r = div_q.divmod_arrays(a, b, len(pairs), a.m, b.m, stats=stats, **kw) if kw else divmod(a, b)
+    if algorithm or kw:
+        q, r = div_q.divmod_arrays(a, b, len(pairs), a.m, b.m, algorithm=algorithm or "auto",
+                                   stats=stats, **kw)
+        assert algorithm in (None, "auto", stats["algorithm"])
+    else:
+        q, r = divmod(a, b)
     assert (q.bits, r.bits) == (ba, bb), f"{what}: capacities {q.bits}, {r.bits}, expected {ba}, {bb}"
     assert len(q) == len(r) == len(pairs)
     eq, er = expected(xs, ys)
@@ -109,24 +117,30 @@ def over_estimate(v, mu, mv):
 
 
 # -- sizes ------------------------------------------------------------------------------------
+ALGOS = ["newton", "basecase"]
+
+
+@pytest.mark.parametrize("algorithm", ALGOS)
 @pytest.mark.parametrize("ba,bb", WIDTH_PAIRS)
-def test_div_widths(rng, ba, bb):
-    run_div(div_pairs(rng, ba, bb), ba, bb, f"divmod {ba} / {bb} bits")
+def test_div_widths(rng, ba, bb, algorithm):
+    run_div(div_pairs(rng, ba, bb), ba, bb, f"divmod {ba} / {bb} bits, {algorithm}", algorithm)
 
 
+@pytest.mark.parametrize("algorithm", ALGOS)
 @pytest.mark.parametrize("ba,bb", POW2_DIV)
-def test_div_pow2(rng, ba, bb):
-    run_div(div_pairs(rng, ba, bb), ba, bb, f"divmod {ba} / {bb} bits")
+def test_div_pow2(rng, ba, bb, algorithm):
+    run_div(div_pairs(rng, ba, bb), ba, bb, f"divmod {ba} / {bb} bits, {algorithm}", algorithm)
 
 
 @pytest.mark.parametrize("ba,bb", SMALL_DIV)
 def test_div_multi_group(rng, small_ctx, ba, bb):
-    """Work-groups of at most 8 items: the products, sums and comparisons inside the division
-    take their multi-work-group paths."""
-    run_div(div_pairs(rng, ba, bb), ba, bb, f"divmod {ba} / {bb} bits, small work-groups")
+    """Work-groups of at most 8 items: the products, sums and comparisons inside Newton's
+    division take their multi-work-group paths."""
+    run_div(div_pairs(rng, ba, bb), ba, bb, f"divmod {ba} / {bb} bits, small work-groups", "newton")
 
 
-def test_div_mixed_divisor_lengths(rng):
+@pytest.mark.parametrize("algorithm", ALGOS)
+def test_div_mixed_divisor_lengths(rng, algorithm):
     """One batch, one capacity, divisors from 1 bit to beyond the dividend: each element is
     normalized by its own bit length."""
     ba = bb = 1056
@@ -135,17 +149,18 @@ def test_div_mixed_divisor_lengths(rng):
     xs = [rng.getrandbits(ba) for _ in ys]
     xs[-5] = ys[-5] - 1                     # quotient 0: divisor larger than the dividend
     xs[-6] = ys[-6]                         # quotient 1, remainder 0
-    run_div(list(zip(xs, ys)), ba, bb, "mixed divisor lengths")
+    run_div(list(zip(xs, ys)), ba, bb, f"mixed divisor lengths, {algorithm}", algorithm)
 
 
-def test_div_base_powers(rng):
+@pytest.mark.parametrize("algorithm", ALGOS)
+def test_div_base_powers(rng, algorithm):
     """Divisors B^k, B^k - 1, B^k + 1, 2^k, 2^k - 1 of every length against full dividends."""
     ba = bb = 1056
     ys = [y for k in (1, 2, 5, 16, 31, 32) for y in (B ** k - 1, B ** k + 1)]
     ys += [1, 2, 3, B - 1, B, 2 ** 1055, 2 ** 1056 - 1, B ** 16, 2 ** 999 - 1]
     assert len(ys) == BATCH
     xs = [mask(ba) if i % 3 else rng.getrandbits(ba) for i in range(len(ys))]
-    run_div(list(zip(xs, ys)), ba, bb, "powers of the base")
+    run_div(list(zip(xs, ys)), ba, bb, f"powers of the base, {algorithm}", algorithm)
 
 
 # -- the inverse and the quotient correction ------------------------------------------------------
@@ -170,7 +185,7 @@ def test_over_estimated_inverse(rng):
     check_values(device_inverse(ys, bb, mu), [div_q.reference_inverse(y, mu, mv) for y in ys],
                  "over-estimated inverse", (ys,))
     xs = [dividend_for(rng, y, ba) for y in ys]
-    stats = run_div(list(zip(xs, ys)), ba, bb, "over-estimated inverse", q_offset=0)
+    stats = run_div(list(zip(xs, ys)), ba, bb, "over-estimated inverse", "newton")
     assert stats["down"] == 0
 
 
@@ -202,14 +217,14 @@ def test_correction_up(rng):
     ba, bb = 1056, 1056
     ys = [divisor_value(rng, 600) for _ in range(BATCH)]
     xs = [rng.randint(1, mask(ba) // y) * y for y in ys]
-    stats = run_div(list(zip(xs, ys)), ba, bb, "exact multiples", q_offset=0)
+    stats = run_div(list(zip(xs, ys)), ba, bb, "exact multiples", "newton")
     assert stats["up"] > 0 and stats["down"] == 0
 
 
 def test_correction_down(rng):
     """A first quotient forced one too large everywhere: the downward branch fixes it."""
     ba, bb = 1056, 1056
-    stats = run_div(div_pairs(rng, ba, bb), ba, bb, "quotient + 1", q_offset=1)
+    stats = run_div(div_pairs(rng, ba, bb), ba, bb, "quotient + 1", "newton", q_offset=1)
     assert stats["down"] > 0
 
 
@@ -219,9 +234,9 @@ def test_theorem_slack(rng, offset):
     B - 3 never needs a correction, one pushed down by B - 3 only ever needs +1."""
     ba, bb = 1056, 1056
     pairs = div_pairs(rng, ba, bb)
-    stats = run_div(pairs, ba, bb, f"inverse {offset:+d}", w_offset=offset)
+    stats = run_div(pairs, ba, bb, f"inverse {offset:+d}", "newton", w_offset=offset)
     if offset > 0:
-        assert stats == {"down": 0, "up": 0}
+        assert (stats["down"], stats["up"]) == (0, 0)
     else:
         assert stats["down"] == 0 and stats["up"] > 0
 
@@ -233,7 +248,7 @@ def test_unverified_result_is_never_returned(rng):
     xs = [rng.randint(2, max(2, mask(ba) // y)) * y for y in ys]
     a, b = clbig.array(xs, bits=ba), clbig.array(ys, bits=bb)
     with pytest.raises(RuntimeError, match="internal error"):
-        div_q.divmod_arrays(a, b, BATCH, a.m, b.m, q_offset=-1)
+        div_q.divmod_arrays(a, b, BATCH, a.m, b.m, algorithm="newton", q_offset=-1)
 
 
 # -- API: operators, broadcasting, Python ints, errors -------------------------------------------
@@ -302,18 +317,59 @@ def test_python_ints():
         assert clbig.mod(x, y) == int(x) % int(y)
 
 
-def test_empty_batch():
+@pytest.mark.parametrize("algorithm", ["auto"] + ALGOS)
+def test_algorithm_keyword(rng, algorithm):
+    """clbig.divmod / floordiv / mod take the algorithm; plain ints too."""
+    ba, bb = 96, 64
+    pairs = div_pairs(rng, ba, bb)
+    xs, ys = [p[0] for p in pairs], [p[1] for p in pairs]
+    a, b = clbig.array(xs, bits=ba), clbig.array(ys, bits=bb)
+    eq, er = expected(xs, ys)
+    q, r = clbig.divmod(a, b, algorithm=algorithm)
+    check_values(q.tolist() + r.tolist(), eq + er, f"clbig.divmod(a, b, {algorithm})", (xs, ys))
+    check_values(clbig.floordiv(a, b, algorithm=algorithm).tolist(), eq, "floordiv", (xs, ys))
+    check_values(clbig.mod(a, b, algorithm=algorithm).tolist(), er, "mod", (xs, ys))
+    if algorithm != "newton":          # (Newton's kernels for one instance are other builds)
+        x, y = 2 ** 95 + 12345, 2 ** 33 + 7
+        assert clbig.divmod(x, y, algorithm=algorithm) == divmod(x, y)
+
+
+def test_algorithm_errors():
+    a, b = clbig.array([7, 8]), clbig.array([2, 3])
+    with pytest.raises(ValueError, match="unknown division algorithm 'schoolbook'"):
+        clbig.divmod(a, b, algorithm="schoolbook")
+    with pytest.raises(ValueError, match="Newton path only"):
+        div_q.divmod_arrays(a, b, 2, a.m, b.m, algorithm="basecase", q_offset=1)
+
+
+def test_auto_choice(rng, monkeypatch):
+    """auto: basecase for small batches of short quotients; Newton once the cost model says the
+    batch cannot fill the device and the quotient is long (constants forced here)."""
+    ba, bb = 96, 64
+    stats = run_div(div_pairs(rng, ba, bb), ba, bb, "auto, small", "auto")
+    assert stats["algorithm"] == "basecase"
+    monkeypatch.setattr(div_q, "SERIAL_STEPS", 0)
+    monkeypatch.setattr(div_q, "FILL_ITEMS_PER_CU", 10 ** 9)
+    stats = run_div(div_pairs(rng, ba, bb), ba, bb, "auto, long quotients", "auto")
+    assert stats["algorithm"] == "newton"
+
+
+@pytest.mark.parametrize("algorithm", ["auto"] + ALGOS)
+def test_empty_batch(algorithm):
     a, b = clbig.array([]), clbig.array([], bits=64)
-    q, r = divmod(a, b)
+    q, r = clbig.divmod(a, b, algorithm=algorithm)
     assert (len(q), len(r), q.bits, r.bits) == (0, 0, 32, 64)
 
 
 @pytest.mark.parametrize("ys,idx", [([1, 2, 3, 0, 5, 0], 3), ([0], 0), ([0, 1], 0), ([5, 0], 1)])
 def test_zero_divisor(ys, idx):
-    """ZeroDivisionError names the first zero divisor, and nothing but the length check ran."""
+    """ZeroDivisionError names the first zero divisor, and nothing but the length check ran,
+    whichever algorithm was asked for."""
     a = clbig.array([7] * len(ys))
     b = clbig.array(ys, bits=64)
-    for op in (lambda: a // b, lambda: a % b, lambda: divmod(a, b), lambda: clbig.divmod(a, b)):
+    for op in (lambda: a // b, lambda: a % b, lambda: divmod(a, b), lambda: clbig.divmod(a, b),
+               lambda: clbig.divmod(a, b, algorithm="basecase"),
+               lambda: clbig.divmod(a, b, algorithm="newton")):
         with clbig.profile() as prof, pytest.raises(ZeroDivisionError, match=rf"index {idx}\b"):
             op()
         assert prof.kernels == 1
@@ -365,4 +421,4 @@ def test_div_2_20_bits(rng):
     bits = LARGE_DIV_BITS
     x = rng.getrandbits(bits) | 1 << (bits - 1)
     y = rng.getrandbits(bits // 2 + 77) | 1 << (bits // 2 + 76)
-    run_div([(x, y)], bits, bits, f"divmod {bits} / {bits // 2 + 77} bits")
+    run_div([(x, y)], bits, bits, f"divmod {bits} / {bits // 2 + 77} bits", "newton")

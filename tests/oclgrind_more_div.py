@@ -1,0 +1,111 @@
+"""Basecase division under Oclgrind (run by tests/oclgrind_cases.py): tiny batches reaching
+every path of kernels_cl/div_basecase.cl.mako and the estimate kernel of div.cl.mako.
+
+  * one work-item per instance (C = 1): add-back, all-ones quotients (the B - 1 estimate),
+    divisors longer than the dividend, a broadcast divisor, a group with padding items;
+  * C = 2 (limits lowered through CLBIG_DIVBC_SINGLE / CLBIG_DIVBC_Q): the one-barrier fast
+    step, the slow path (remainders of zero limbs) with its add-back, a padding instance;
+  * C = 3 on 4-item work-groups, one instance per group over two groups.
+Each case checks its results against Python ints and that the kernel reports the add-back and
+slow-path steps it was built to reach (a case that reaches neither fails).
+"""
+from __future__ import annotations
+
+import os
+import random
+
+import numpy as np
+import pyopencl.array as cla
+
+import clbig
+from clbig import div_q
+from clbig.render import kernel, launch
+
+B = 1 << 32
+RNG = random.Random(20240612)
+
+
+def _addback(mv: int, t: int):
+    """(u, v): the 3-by-2 estimate of quotient limb t is one too large (see test_div_basecase)."""
+    d = RNG.randrange(B * B // 2, B * B)
+    v = d * B ** (mv - 2) + B ** (mv - 2) - 1
+    return (RNG.randrange(2, B) * d * B ** (mv - 2) + 5) * B ** t + RNG.getrandbits(32 * t), v
+
+
+def _zero_rich(mv: int, mu: int):
+    v = B ** (mv - 1) * RNG.randrange(1, B) + 1
+    return B ** (mu - 1) + B ** 3, v
+
+
+def _divide(ctx, check, tag, pairs, ba, bb, env=None, broadcast=False):
+    saved = {k: os.environ.get(k) for k in (env or {})}
+    os.environ.update(env or {})
+    try:
+        xs, ys = [p[0] for p in pairs], [p[1] for p in pairs]
+        a = clbig.array(xs, bits=ba, ctx=ctx)
+        b = clbig.array(ys[:1] if broadcast else ys, bits=bb, ctx=ctx)
+        if broadcast:
+            ys = ys[:1] * len(xs)
+        stats = {}
+        q, r = div_q.divmod_arrays(a, b, len(xs), a.m, 0 if broadcast else b.m,
+                                   algorithm="basecase", stats=stats)
+        check(f"{tag} quotient", q, [x // y for x, y in zip(xs, ys)], ba)
+        check(f"{tag} remainder", r, [x % y for x, y in zip(xs, ys)], bb)
+        return stats
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def _need(tag, stats, C, slow=False, addback=False):
+    got = (stats["plan"]["C"], int(stats["slow"].sum()) > 0, int(stats["addback"].sum()) > 0)
+    if got[0] != C or (slow and not got[1]) or (addback and not got[2]):
+        raise AssertionError(f"{tag}: reached C={got[0]}, slow path {got[1]}, add-back {got[2]}; "
+                             f"wanted C={C}{', slow path' if slow else ''}{', add-back' if addback else ''}")
+
+
+def one_item(ctx, check):
+    mv, ba, bb = 3, 192, 96
+    v = _addback(mv, 1)[1]
+    pairs = [_addback(mv, 1), _addback(mv, 2), (v * B ** 2 - 1, v), (5, v), (2 ** 191 - 1, 7)]
+    _need("one item", _divide(ctx, check, "div basecase one item", pairs, ba, bb), 1, addback=True)
+    _divide(ctx, check, "div basecase one item, one divisor", pairs, ba, bb, broadcast=True)
+
+
+COOP = {"CLBIG_DIVBC_SINGLE": "4", "CLBIG_DIVBC_Q": "8"}
+
+
+def coop(ctx, check):
+    mv, mu = 10, 16                                       # C = 2, Q = 8; 3 instances, 4 per group
+    pairs = [_addback(mv, 2), _zero_rich(mv, mu), (RNG.getrandbits(32 * mu), RNG.getrandbits(32 * mv))]
+    stats = _divide(ctx, check, "div basecase coop", pairs, 32 * mu, 32 * mv, COOP)
+    _need("coop", stats, 2, slow=True, addback=True)
+
+
+def coop_small(ctx, check):
+    mv, mu = 20, 24                                       # C = 3 of the 4 items, IPB = 1
+    pairs = [_addback(mv, 1), (RNG.getrandbits(32 * mu), RNG.getrandbits(32 * mv - 5))]
+    _need("coop small", _divide(ctx, check, "div basecase coop 4 items", pairs, 32 * mu, 32 * mv, COOP),
+          3, addback=True)
+
+
+def estimate(ctx, check):
+    cases = [(0x7FFFFFFF, 5, 9, 0x80000000, 0), (0xFFFFFFFF, 0xFFFFFFFE, 3, 0xFFFFFFFF, 0xFFFFFFFF),
+             (0x80000000, 1, 0, 0x80000000, 1), (0, 0, 7, 0x80000000, 0), (123, 456, 789, 0x91234567, 8)]
+    x = cla.to_device(ctx.queue, np.array(cases, dtype=np.uint32))
+    q = cla.empty(ctx.queue, (len(cases),), np.uint32)
+    k = kernel(ctx, "div.cl.mako", "div_3by2_cases", KERNEL="div_3by2", MA=0, MR=0)
+    launch(ctx, k, 1, len(cases), x.data, q.data, np.uint32(len(cases)))
+    want = [B - 1 if (n2, n1) == (d1, d0) else ((n2 << 64) + (n1 << 32) + n0) // ((d1 << 32) + d0)
+            for n2, n1, n0, d1, d0 in cases]
+    check("div 3-by-2 estimate", q.get().tolist(), want)
+
+
+def run(wide_ctx, small_ctx, guarded, check, values):
+    guarded("div basecase one item", one_item, wide_ctx, check)
+    guarded("div basecase coop", coop, wide_ctx, check)
+    guarded("div basecase coop small-wg", coop_small, small_ctx, check)
+    guarded("div 3-by-2 estimate", estimate, wide_ctx, check)
