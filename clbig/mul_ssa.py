@@ -41,13 +41,14 @@ def _geometry(ctx, P: int):
     """(Q, ipi, levels) for rows of P words: the items per butterfly (preferably at most
     _GROUP) and the most stages one pass can hold in local memory; None when nothing fits."""
     qs = P_.env_ints("CLBIG_SSA_Q", _QS)
+    most = P_.env_ints("CLBIG_SSA_LEVELS", (_LEVELS,))[0]
     for cap in (min(_GROUP, ctx.max_items), ctx.max_items):
         for q in qs:
             ipi = P_.ceil_div(P, q)
             if ipi > cap or _local_bytes(P, ipi, 1, 1) > ctx.local_mem:
                 continue
             r = 1
-            while (r < P_.env_ints("CLBIG_SSA_LEVELS", (_LEVELS,))[0] and (ipi << r) <= ctx.max_items
+            while (r < most and (ipi << r) <= ctx.max_items
                    and _local_bytes(P, ipi, r + 1, 1) <= ctx.local_mem):
                 r += 1
             return q, ipi, r
@@ -55,10 +56,10 @@ def _geometry(ctx, P: int):
 
 
 def _local_bytes(P, ipi, r, groups):
-    """Local memory of a levels pass over `groups` blocks of 2^r rows: the rows, the scan,
-    the rows' addresses."""
+    """Local memory of a levels pass over `groups` blocks of 2^r rows: the rows, the scan
+    (one word per item, at least _GROUP items), the rows' addresses."""
     rows = groups << r
-    return P_.WORD * (P_.padded_words(rows * (P + 1)) + (rows // 2) * ipi) + 16 * rows
+    return P_.WORD * (P_.padded_words(rows * (P + 1)) + max(_GROUP, (rows // 2) * ipi)) + 16 * rows
 
 
 def _shape(ma: int, mb: int, k: int):

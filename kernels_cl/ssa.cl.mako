@@ -6,17 +6,18 @@
 ##
 ## KERNEL "levels": r consecutive stages s0..s0+r-1 in one pass (radix 2^r): a group loads
 ## G blocks of 2^r rows (the rows those stages combine) into local memory, runs the r levels
-## there and stores the rows back. Items past the G blocks' butterflies only help load and
-## store (group sizes stay powers of two: few builds on drivers that build per size). MODE "pieces": the first forward pass, rows cut as M-limb
-## pieces from the operand; MODE "products": the first inverse pass, rows are pointwise
-## products (2P+1 limbs) reduced as lo - hi (2^K = -1) inside the first butterflies;
+## there and stores the rows back. Items past the G blocks' butterflies only help to load
+## and store, so that small butterflies share one group size (PoCL builds once per size).
+## MODE "pieces": the first forward pass, rows cut as M-limb pieces from the operand;
+## MODE "products": the first inverse pass, rows are pointwise products (2P+1 limbs)
+## reduced as lo - hi (2^K = -1) inside the first butterflies;
 ## MODE "rows": later passes of either direction, in place.
 ## KERNEL "recompose": result word w = sum over the coefficients c_t = row_t · 2^-logn that
 ## overlap it; the low words go to lo, the 64-bit sums' high words to spill one word up, so
 ## lo + spill (a multi-group addition) is the product.
 ## KERNEL "tile": dst = copies of src (a broadcast operand's transform, a broadcast product).
 <%namespace file="blocks/common.mako" import="header"/>
-<%namespace file="blocks/ssa.mako" import="ssa_defs, stage_rows, add_plain, add_shifted, finish, put_row"/>
+<%namespace file="blocks/ssa.mako" import="ssa_defs, add_plain, add_shifted, finish, put_row"/>
 ${header()}
 ${ssa_defs()}
 % if KERNEL == "levels":

@@ -5,8 +5,11 @@
 ## gets d_j with |d_j| < 2^33, so carries stay within -2..2. A work-item folds its chunk of Q
 ## words into a *carry function* (carry in -> carry out, five entries of 3 bits): composing
 ## them across the row by one scan gives every chunk its carry-in for any carry-in at word 0.
-## The wrap-around of 2^K = -1 needs exactly that: the reduced value is v - h*F for the one h
-## with F(-h) = h (h = floor(v / F)); when no h qualifies, v = 2^K (mod F).
+## The wrap-around of 2^K = -1 needs exactly that: with C the whole row's carry function, the
+## reduced value is v - h*F for the one h with C(-h) = h (then h = floor(v / F) and the words
+## computed with carry-in -h are the result); when no h qualifies, v = 2^K (mod F).
+## (The scan itself is written here, not taken from scan.mako: its segment length, the
+## items per butterfly, is a kernel argument, so one build serves every ring size.)
 <%def name="ssa_defs()">
 /* floor(s / 2^32) for |s| < 2^35, without signed right shifts (implementation-defined). */
 #define FLOOR32(s) ((long)(((ulong)((s) + (8L << 32))) >> 32) - 8L)
@@ -45,18 +48,6 @@ inline uint brev(uint x, uint bits)
     x = (x >> 16) | (x << 16);
     return x >> (32u - bits);
 }
-</%def>
-
-## Coalesced staging: S[PAD(bb*L + w)] = load(bb, w) for the group's bpg butterflies (zero for
-## butterflies past nbf), then a barrier. `load` maps (bb, w) to a C expression.
-<%def name="stage_rows(S, L, load)">
-    for (uint _f = tid; _f < bpg * ${L}; _f += wg) {
-        const uint bb = _f / ${L}, w = _f - bb * ${L};
-        limb_t _v = 0u;
-        if (g0 + bb < nbf) _v = ${load("bb", "w")};
-        ${S}[PAD(_f)] = _v;
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
 </%def>
 
 ## acc[q] += sg * (residue staged at S[rb..rb+P]), the top folded in as -top at word 0.
