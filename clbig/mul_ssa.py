@@ -21,7 +21,9 @@ from . import add_n, mul_basecase
 from . import plan as P_
 from .render import DoesNotFit, kernel, launch
 
-_QS = (4, 8, 16, 32)   # words per work-item in a butterfly; the smallest that fits is used
+# Words per work-item in a butterfly, the first that fits: the carry scan costs log2(P/Q)
+# steps per Q words, so Q = 4 would spend more on it than on the words (CLBIG_SSA_Q=4 allows).
+_QS = (8, 16, 32)
 _GROUP = 256           # preferred work-items per group
 _LEVELS = 6            # at most 2^6 rows (six stages) per pass through local memory
 # Relative cost of one limb product in the pointwise basecase against moving one word
