@@ -18,7 +18,7 @@
 #define CF_AT(f, off, c) ((int)(((f) >> ((off) + 3 * ((c) + 2))) & 7u) - 2)
 
 /* Both halves: first lo, then hi (lo covers the less significant words). */
-inline uint cf_compose(uint lo, uint hi)
+uint cf_compose(uint lo, uint hi)
 {
     uint o = 0u;
     for (uint i = 0u; i < 15u; i += 3u) {
@@ -29,7 +29,7 @@ inline uint cf_compose(uint lo, uint hi)
 }
 
 /* The h of the reduction (see above) from a row's carry function, 3 when none exists. */
-inline int cf_fixed(uint f, uint off)
+int cf_fixed(uint f, uint off)
 {
     int h = 3;
     for (int c = -2; c <= 2; c++)
@@ -38,7 +38,7 @@ inline int cf_fixed(uint f, uint off)
 }
 
 /* The low `bits` bits of x in reverse order. */
-inline uint brev(uint x, uint bits)
+uint brev(uint x, uint bits)
 {
     if (bits == 0u) return 0u;
     x = ((x >> 1) & 0x55555555u) | ((x & 0x55555555u) << 1);
