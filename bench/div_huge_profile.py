@@ -1,0 +1,33 @@
+"""Where a single huge division spends its time: device time (OpenCL events) against wall time,
+and the host functions that dominate (cProfile), for a (2^k)-bit by (2^(k-1))-bit division.
+
+    python bench/div_huge_profile.py [k]
+"""
+import cProfile
+import pstats
+import sys
+import time
+
+import gmpy2
+import numpy as np
+
+import clbig
+
+k = int(sys.argv[1]) if len(sys.argv) > 1 else 27
+rng = np.random.default_rng(3)
+x = gmpy2.mpz(int.from_bytes(rng.bytes((1 << k) // 8), "little"))
+y = gmpy2.mpz(int.from_bytes(rng.bytes((1 << (k - 1)) // 8), "little")) | 1
+ctx = clbig.Context()
+with ctx:
+    t0 = time.perf_counter(); want = divmod(x, y); tg = time.perf_counter() - t0
+    clbig.divmod(x, y)                       # builds the kernels
+    xa, ya = clbig.array([x]), clbig.array([y]); ctx.finish()
+    with clbig.profile() as p:
+        t0 = time.perf_counter(); q, r = clbig.divmod(xa, ya); ctx.finish(); tw = time.perf_counter() - t0
+    ok = (q.tolist()[0], r.tolist()[0]) == want
+    print(f"2^{k}/2^{k-1}: device {p.seconds * 1e3:.1f} ms in {len(p.events)} kernels, wall on device arrays "
+          f"{tw * 1e3:.1f} ms, gmpy2 {tg * 1e3:.1f} ms: x{tg / p.seconds:.1f} device, x{tg / tw:.1f} wall "
+          f"{'OK' if ok else 'WRONG'}", flush=True)
+    pr = cProfile.Profile()
+    pr.enable(); clbig.divmod(x, y); pr.disable()
+    pstats.Stats(pr).sort_stats("cumulative").print_stats(18)
