@@ -166,6 +166,18 @@ def _const(ctx, value: int, m: int) -> cla.Array:
     return cache[key]
 
 
+def _base_power(ctx, p: int) -> cla.Array:
+    """B^p in p + 1 limbs, one row. Made from limbs, not through _const: hashing and
+    converting the int 1 << 32p costs milliseconds per call at millions of bits."""
+    cache = _consts.setdefault(ctx, {})
+    key = ("B^p", p)
+    if key not in cache:
+        host = np.zeros((1, p + 1), np.uint32)
+        host[0, p] = 1
+        cache[key] = cla.to_device(ctx.queue, host)
+    return cache[key]
+
+
 # -- limb-vector helpers on (n, m) device arrays ------------------------------------------------
 def _mul(ctx, a, sa, ma, b, sb, mb, n, mr):
     return mul_n.mul(ctx, a, sa, ma, b, sb, mb, n, LIMB * mr)
@@ -195,7 +207,7 @@ def inverse(ctx, v, sv: int, mv: int, nv: int, lens: cla.Array, mu: int) -> cla.
     for j, J, p in schedule(nf, K):
         vp, mw, width = prefix(p), j + 1, p + 2 * j + 1
         prod = _mul(ctx, vp.data, p, p, w.data, mw, mw, nv, p + 1)                 # v_p w mod B^(p+1)
-        y, _ = _addsub(ctx, "sub", _const(ctx, 1 << (LIMB * p), p + 1).data, 0, p + 1,
+        y, _ = _addsub(ctx, "sub", _base_power(ctx, p).data, 0, p + 1,
                        prod.data, p + 1, p + 1, nv, p + 1)                         # E + B^p
         z = _mul(ctx, w.data, mw, mw, y.data, p + 1, p + 1, nv, width)             # w (E + B^p)
         hi = _limb_shift(ctx, w, nv, p + j, True, width)
