@@ -20,10 +20,15 @@ def limbs_for(bits: int) -> int:
     return max(1, -(-bits // LIMB_BITS))
 
 
+_MPZ = type(gmpy2.mpz(0))
+
+
 def _check_value(i, v):
-    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (numbers.Integral, type(gmpy2.mpz(0)))):
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (numbers.Integral, _MPZ)):
         raise TypeError(f"element {i}: expected a non-negative integer, got {type(v).__name__} {v!r}")
-    v = int(v)
+    if not isinstance(v, (int, _MPZ)):
+        v = int(v)   # numpy integers and other Integrals; an mpz stays one: converting a
+                     # 2^27-bit mpz to int costs ~15 ms and it has bit_length and to_bytes too
     if v < 0:
         raise ValueError(f"element {i}: negative value {v} (clbig holds unsigned integers)")
     return v
