@@ -8,11 +8,15 @@ limbs with a precomputed reciprocal (never too small, at most one too large), su
 adds back in the rare step that went negative. One step per quotient limb, no verification
 needed: every quantity is computed exactly (see div_q's docstring for what the tests cover).
 
-Shape: K + 1 = C*Q window limbs per instance over C work-items of Q limbs each, registers
-only (divisor chunk and window chunk). Up to SINGLE_MAX window limbs one work-item does it
-alone (no barrier at all); beyond, C work-items cooperate with one barrier per step in the
-common case. K is rounded up to C*Q - 1 (a longer normalized divisor, at most C - 1 zero
-limbs more), so kernels are built per (Q, C, IPB), not per divisor width.
+Shape: K + 1 = C*Q window limbs per instance over C work-items of Q limbs each, held in
+registers (its chunk of the window and of the divisor); local memory only carries each
+step's exchange, a few words per work-item, so local memory never limits the size. Up to
+SINGLE_MAX window limbs one work-item does it alone (no barrier at all; builds per divisor
+limb count); beyond, C work-items cooperate with one barrier per step in the common case,
+and K is rounded up to C*Q - 1 (a longer normalized divisor, a few zero limbs more) so that
+kernels are built per (Q, C, IPB), not per divisor width. An instance must fit one
+work-group (C <= the device's and the built kernel's work-group limits); larger divisors
+take the Newton path (div_q).
 """
 from __future__ import annotations
 
@@ -22,8 +26,12 @@ import pyopencl.array as cla
 from . import plan as P
 from .render import DoesNotFit, kernel, launch
 
+# Untuned first choices (no GPU here); CLBIG_DIVBC_SINGLE, CLBIG_DIVBC_Q, CLBIG_DIVBC_ITEMS
+# override them for tuning. A step costs each work-item Q multiply-adds plus a fixed part (the
+# barrier, the exchange, the top item's estimate): larger Q amortizes that part, up to what
+# the registers hold (2Q limbs and the unrolled chains).
 SINGLE_MAX = 48   # window limbs one work-item holds alone: 2 * 48 registers of limbs
-Q_MAX = 32        # window limbs per work-item when C > 1 (more: fewer barriers per limb)
+Q_MAX = 32        # window limbs per work-item when C > 1
 Q_MIN = 8         # the one-barrier step needs Q >= 6 (see the kernel)
 ITEMS = 64        # work-items per group aimed at (several instances per group when C is small)
 

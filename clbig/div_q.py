@@ -226,15 +226,17 @@ ALGORITHMS = ("auto", "basecase", "newton")
 # products per instance, at most a quarter of one mu x mu product, in one launch; Newton costs
 # about five products of up to mu limbs and 100-290 launches. So on a busy device the basecase
 # wins at every size it fits. It loses only when it is latency-bound: one work-group per
-# instance runs its steps (one per quotient limb, each a barrier round of roughly a
-# microsecond on a GPU) one after the other, while Newton's products spread over the device.
-# A batch fills the device when its work-items reach FILL_ITEMS_PER_CU per compute unit (a few
-# resident work-groups per unit); below that, the basecase keeps quotients up to SERIAL_STEPS
-# limbs, about where its rounds cost what Newton's launches do (~200 launches of ~10 us on a
-# GPU; on PoCL launches cost ~100 us and a step ~0.2-2 ms per group, so the same order). Both
-# constants are first guesses for the GPU: tune them there (the bench's Div and huge Div).
+# instance runs its steps (one per quotient limb, a barrier round each) one after the other,
+# while Newton's products spread over the whole device. A batch fills the device when its
+# work-items reach FILL_ITEMS_PER_CU per compute unit (a few resident work-groups each); below
+# that, the basecase keeps quotients of up to SERIAL_STEPS limbs, about where its rounds cost
+# what Newton's ~190 launches do. On PoCL (2 cores, batches 2^12 smaller than the bench's):
+# 8 x 2^17-bit dividends (2049 steps) 30 ms basecase against 95 ms Newton, 4 x 2^18 (4097
+# steps) 120 against 109 ms; one 2^18-bit division 32 against 28 ms, one 2^16-bit 2 against
+# 19 ms. On a GPU a round is well under a microsecond and a launch several: the same order.
+# Both are first guesses for the GPU, to tune there with the bench's Div and huge Div.
 FILL_ITEMS_PER_CU = 512
-SERIAL_STEPS = 2048
+SERIAL_STEPS = 4096
 
 
 def _basecase_wins(ctx, mu: int, mv: int, n: int) -> bool:
