@@ -31,7 +31,9 @@ from .render import DoesNotFit, kernel, launch
 # barrier, the exchange, the top item's estimate): larger Q amortizes that part, up to what
 # the registers hold (2Q limbs and the unrolled chains).
 SINGLE_MAX = 48   # window limbs one work-item holds alone: 2 * 48 registers of limbs
-Q_MAX = 32        # window limbs per work-item when C > 1
+Q_MAX = 33        # window limbs per work-item when C > 1: the window of a divisor of 2^k
+                  # limbs (2^k + 1) then splits into 2^(k-5) items or just under, which fill
+                  # whole SIMD groups on GPUs where 32 would give 2^(k-5) + 1 (17, 129 items)
 Q_MIN = 8         # the one-barrier step needs Q >= 6 (see the kernel)
 ITEMS = 64        # work-items per group aimed at (several instances per group when C is small)
 

@@ -199,14 +199,14 @@ def test_slow_path(rng, coop):
 
 
 def test_slow_path_default_shape(rng):
-    ba, bb = 4096, 2048                             # the default shape of 64 limbs: C = 3
-    stats = run_bc(zero_rich_pairs(rng, ba, bb), ba, bb, "zero-rich remainders, C = 3")
-    assert stats["plan"]["C"] == 3 and stats["slow"].sum() > 0
+    ba, bb = 4096, 2048                             # the default shape of 64 limbs: C = 2
+    stats = run_bc(zero_rich_pairs(rng, ba, bb), ba, bb, "zero-rich remainders, default C = 2")
+    assert stats["plan"]["C"] == 2 and stats["slow"].sum() > 0
 
 
 @pytest.mark.parametrize("ba,bb", [(96, 1056), (1056, 96), (2048, 1056), (4096, 2048)])
 def test_shapes(rng, ba, bb):
-    """Default shapes: one item per instance up to 47 window limbs, C = 3 at 64 limbs; divisors
+    """Default shapes: one item per instance up to 47 window limbs, C = 2 at 64 limbs; divisors
     longer than the dividend (quotient 0), random and structured values."""
     run_bc(div_pairs(rng, ba, bb), ba, bb, f"basecase {ba} / {bb} bits")
 
@@ -250,10 +250,10 @@ def test_python_ints():
 
 
 def test_small_work_groups(rng, small_ctx):
-    """Work-groups of at most 8 items: a 129-limb divisor (5 items of 26 limbs) still runs."""
+    """Work-groups of at most 8 items: a 129-limb divisor (4 items of 33 limbs) still runs."""
     ba, bb = SMALL_CTX_BITS[2], SMALL_CTX_BITS[4]                        # 1056 / 4128 bits
     stats = run_bc(div_pairs(rng, ba, bb), ba, bb, "basecase on small work-groups")
-    assert stats["plan"]["C"] == 5
+    assert stats["plan"]["C"] == 4
 
 
 def test_does_not_fit(rng, small_ctx, coop):
