@@ -1,9 +1,13 @@
-"""Multiplication by number-theoretic transform over p = 2^64 - 2^32 + 1 (kernels_cl/ntt.cl.mako).
+"""Multiplication by number-theoretic transform (kernels_cl/ntt.cl.mako), over one of two fields:
 
-Operands are cut into 16-bit digits; a transform of length N >= da + db - 1 (digits actually
-needed: only the low ceil(bits/16) digits of each operand matter for a product mod 2**bits)
-makes the cyclic convolution equal the exact one, and every coefficient is below N * 2^32 < p,
-so the product is exact with one prime. The transform runs as passes of radix-2 stages in
+  "gl"    p = 2^64 - 2^32 + 1, 16-bit digits: every coefficient is below N * 2^32 < p.
+  "m31x3" three primes below 2^31 (Montgomery in 32-bit words), 32-bit digits (the limbs
+          themselves), the coefficient rebuilt by CRT: below N * 2^64 < p1 p2 p3 ~ 2^90.5.
+          Half the points of "gl" and a 32x32-bit multiply instead of 64x64 per butterfly.
+
+A transform of length N >= da + db - 1 (digits actually needed: only the low ceil(bits/w)
+digits of each operand matter for a product mod 2**bits) makes the cyclic convolution equal
+the exact one, so the product is exact: no "overflow-unsafe" shortcut. The transform runs as passes of radix-2 stages in
 local memory (as many points per work-group as the device's local memory holds, capped at
 MAX_POINTS): one pass for N up to that, more for longer transforms, the last forward pass of b
 fused with the pointwise product and the first inverse pass. The same code serves a batch of
@@ -21,44 +25,85 @@ from . import add_n
 from . import plan as P
 from .render import DoesNotFit, kernel, launch
 
-PRIME = 0xFFFFFFFF00000001
-GENERATOR = 7            # generates the multiplicative group of PRIME
-MAX_LOG = 30             # N * (2^16 - 1)^2 < PRIME needs N < 2^32; keep a margin
+
+class Field:
+    def __init__(self, name, primes, digit_bits, max_log, word):
+        self.name, self.primes, self.digit_bits, self.max_log, self.word = name, primes, digit_bits, max_log, word
+        self.dtype = np.uint64 if word == 8 else np.uint32
+
+
+def _generator(p: int) -> int:
+    q, f, m = p - 1, [], 2
+    while m * m <= q:
+        if q % m == 0:
+            f.append(m)
+            while q % m == 0:
+                q //= m
+        m += 1
+    if q > 1:
+        f.append(q)
+    return next(g for g in range(2, p) if all(pow(g, (p - 1) // r, p) != 1 for r in f))
+
+
+FIELDS = {
+    # MAX_LOG 30: N * (2^16 - 1)^2 < p needs N < 2^32; keep a margin
+    "gl": Field("gl", (0xFFFFFFFF00000001,), 16, 30, 8),
+    # 15*2^27+1, 27*2^26+1, 7*2^26+1: roots of order 2^26 in each; (2^32-1)^2 * 2^26 < product
+    "m31x3": Field("m31x3", (2013265921, 1811939329, 469762049), 32, 26, 4),
+}
 STRIDED_GROUPS = 8       # groups per work-group in strided passes: 64-byte contiguous runs
 
 
-def transform_log(ma: int, mb: int, bits: int) -> tuple[int, int, int]:
+def default_field(ctx=None, ma: int = 0, mb: int = 0, bits: int = 0) -> str:
+    """CLBIG_NTT_FIELD if set, else by measurement on an H100 (2026-11-22, bench/results/
+    ntt-fields-h100-2026-11-22.log): three 32-bit primes while their transform fits one pass
+    (batches of 2^32 bits: 19.2 against 31.9 ms at 2^15 bits, 29.0 against 49.5 at 2^17),
+    the 64-bit prime once passes must go through global memory three times over (2^18: 46.9
+    against 50.1 ms; one 2^24-bit product 1.3 against 2.6 ms)."""
+    import os
+    forced = os.environ.get("CLBIG_NTT_FIELD")
+    if forced or ctx is None:
+        return forced or "gl"
+    L, _, _ = transform_log(ma, mb, bits, "m31x3")
+    one_pass = (1 << L) <= _max_points(ctx, 4)
+    return "m31x3" if one_pass and supports(ctx, ma, mb, bits, "m31x3") is None else "gl"
+
+
+def transform_log(ma: int, mb: int, bits: int, field: str | None = None) -> tuple[int, int, int]:
     """(L, da, db): transform length 2^L and the digits of a and b that take part."""
-    need = P.ceil_div(bits, 16)
-    da, db = min(2 * ma, need), min(2 * mb, need)
+    f = FIELDS[field or default_field()]
+    per = 32 // f.digit_bits
+    need = P.ceil_div(bits, f.digit_bits)
+    da, db = min(per * ma, need), min(per * mb, need)
     return max(1, (da + db - 2).bit_length()), da, db
 
 
-def _max_points(ctx) -> int:
-    cap = P.env_ints("CLBIG_NTT_POINTS", (4096,))[0]
-    fit = (ctx.local_mem - 256) // 8
+def _max_points(ctx, word: int = 8) -> int:
+    cap = P.env_ints("CLBIG_NTT_POINTS", (4096 * 8 // word,))[0]
+    fit = (ctx.local_mem - 256) // word
     return 1 << (min(cap, fit).bit_length() - 1)
 
 
-def supports(ctx, ma: int, mb: int, bits: int) -> str | None:
+def supports(ctx, ma: int, mb: int, bits: int, field: str | None = None) -> str | None:
     """None when this device can run the product, else why not."""
-    L, _, _ = transform_log(ma, mb, bits)
-    if L > MAX_LOG:
-        return f"a transform of 2^{L} points exceeds the 2^{MAX_LOG} this prime allows"
-    per = (8 << L)
+    f = FIELDS[field or default_field()]
+    L, _, _ = transform_log(ma, mb, bits, f.name)
+    if L > f.max_log:
+        return f"a transform of 2^{L} points exceeds the 2^{f.max_log} these primes allow"
+    per = f.word << L
     limit = int(ctx.device.max_mem_alloc_size)
     if per > limit:
         return (f"one transform of 2^{L} points needs {per >> 20} MiB, more than this device's "
                 f"largest allocation ({limit >> 20} MiB)")
-    if _max_points(ctx) < 2:
+    if _max_points(ctx, f.word) < 2:
         return "too little local memory for a transform pass"
     return None
 
 
-def pass_plan(ctx, L: int) -> list[tuple[int, int, int]]:
+def pass_plan(ctx, L: int, word: int = 8) -> list[tuple[int, int, int]]:
     """Forward passes as (H, RB, G): the strided ones first, the contiguous one (H == RB)
     last. The inverse runs the same passes in reverse order."""
-    pmax = _max_points(ctx)
+    pmax = _max_points(ctx, word)
     lmax = pmax.bit_length() - 1
     smax = max(1, (pmax // STRIDED_GROUPS).bit_length() - 1)
     # as few passes as possible, the stages shared evenly (2^13 points as 7 + 6 stages, not
@@ -80,35 +125,48 @@ def pass_plan(ctx, L: int) -> list[tuple[int, int, int]]:
     return out
 
 
-def _roots(L: int) -> tuple[int, int, int]:
-    w = pow(GENERATOR, (PRIME - 1) >> L, PRIME)
-    return w, pow(w, PRIME - 2, PRIME), pow(1 << L, PRIME - 2, PRIME)
+def _field_params(f: Field, prime: int) -> dict:
+    if f.name == "gl":
+        return dict(FIELD="gl", P=0, PINV=0, PRIMES=())
+    return dict(FIELD="m31", P=prime, PINV=(-pow(prime, -1, 1 << 32)) % (1 << 32), PRIMES=f.primes)
 
 
-def _twiddles(ctx, L: int):
-    """w^k and w^-k for k < N/2, made on the device once per length and context."""
+def _roots(f: Field, prime: int, L: int) -> tuple[int, int, int]:
+    """(w, 1/w, scale): the root of order 2^L, its inverse and the factor the pointwise
+    product applies (1/N, and R^2 more in Montgomery form, undoing two products' 1/R)."""
+    w = pow(_generator(prime) if f.name != "gl" else 7, (prime - 1) >> L, prime)
+    scale = pow(1 << L, prime - 2, prime)
+    if f.name != "gl":
+        scale = scale * (1 << 64) % prime
+    return w, pow(w, prime - 2, prime), scale
+
+
+def _twiddles(ctx, f: Field, prime: int, L: int):
+    """w^k and w^-k for k < N/2 (times R for Montgomery), made on the device once per prime,
+    length and context."""
     cache = ctx.__dict__.setdefault("_ntt_twiddles", {})
-    if L not in cache:
-        w, wi, _ = _roots(L)
+    key = (prime, L)
+    if key not in cache:
+        w, wi, _ = _roots(f, prime, L)
         half = max(1, 1 << (L - 1))
-        k = kernel(ctx, "ntt.cl.mako", "ntt_twiddles", **dict(_NIL, KERNEL="twiddles"))
+        k = kernel(ctx, "ntt.cl.mako", "ntt_twiddles", **dict(_NIL, KERNEL="twiddles", **_field_params(f, prime)))
         tabs = []
         for root in (w, wi):
-            t = cla.empty(ctx.queue, half, np.uint64)
+            t = cla.empty(ctx.queue, half, f.dtype)
             k(ctx.queue, (P.ceil_div(half, 64) * 64,), (64,), t.data, np.uint64(root), np.uint32(half))
             tabs.append(t)
-        cache[L] = tuple(tabs)
-    return cache[L]
+        cache[key] = tuple(tabs)
+    return cache[key]
 
 
 _NIL = dict(L=1, H=1, RB=1, G=1, WG=1, LOAD=False, FWD=False, MID=False, INV=False)
 
 
-def _pass_kernel(ctx, L, H, RB, G, **flags):
-    wg = min(256, ctx.max_items, max(1, (G << RB) // 2))
+def _pass_kernel(ctx, fp, L, H, RB, G, **flags):
+    wg = min(256, ctx.max_items, max(1, (G << RB) // 4))
     while True:
         try:
-            params = dict(_NIL, KERNEL="pass", L=L, H=H, RB=RB, G=G, WG=wg, **flags)
+            params = dict(_NIL, KERNEL="pass", L=L, H=H, RB=RB, G=G, WG=wg, **fp, **flags)
             return kernel(ctx, "ntt.cl.mako", "ntt_pass", wg, **params), wg
         except DoesNotFit:
             if wg == 1:
@@ -116,17 +174,18 @@ def _pass_kernel(ctx, L, H, RB, G, **flags):
             wg //= 2
 
 
-def _chunk(ctx, n: int, N: int, step: int) -> int:
-    """Instances per round: two transforms of the chunk within a quarter of device memory and
+def _chunk(ctx, n: int, N: int, step: int, bytes_per_point: int) -> int:
+    """Instances per round: the chunk's transforms within a quarter of device memory and
     its largest allocation, a multiple of `step` (instances per work-group of the last pass)."""
     budget = min(int(ctx.device.max_mem_alloc_size), int(ctx.device.global_mem_size) // 4)
-    c = max(step, budget // (8 * N) // step * step)
+    c = max(step, budget // (bytes_per_point * N) // step * step)
     return min(c, P.ceil_div(n, step) * step)
 
 
-def mul(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int):
+def mul(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int, field: str | None = None):
     """(a * b) mod 2**bits for n instances (contract of clbig.mul_basecase.mul)."""
-    why = supports(ctx, ma, mb, bits)
+    f = FIELDS[field or default_field(ctx, ma, mb, bits)]
+    why = supports(ctx, ma, mb, bits, f.name)
     if why:
         raise DoesNotFit(f"ntt: {why}")
     mr = P.ceil_div(bits, 32)
@@ -134,41 +193,50 @@ def mul(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int):
     if n == 0:
         return X
     Y = cla.empty(ctx.queue, (n, mr), np.uint32)
-    L, da, db = transform_log(ma, mb, bits)
+    L, da, db = transform_log(ma, mb, bits, f.name)
     N = 1 << L
-    tw, itw = _twiddles(ctx, L)
-    scale = np.uint64(_roots(L)[2])
-    plan = pass_plan(ctx, L)
+    plan = pass_plan(ctx, L, f.word)
     last = len(plan) - 1
-    fwd = [_pass_kernel(ctx, L, *hrg, LOAD=i == 0, FWD=True) for i, hrg in enumerate(plan[:last])]
-    inv = [_pass_kernel(ctx, L, *hrg, INV=True) for hrg in plan[:last]]
-    a_last = _pass_kernel(ctx, L, *plan[last], LOAD=last == 0, FWD=True)
-    b_last = _pass_kernel(ctx, L, *plan[last], LOAD=last == 0, FWD=True, MID=True, INV=True)
-    carry = kernel(ctx, "ntt.cl.mako", "ntt_carry", **dict(_NIL, KERNEL="carry", L=L))
-
     step = max(1, (plan[last][2] << plan[last][1]) // N)
-    chunk = _chunk(ctx, n, N, step)
-    ta = cla.empty(ctx.queue, chunk * N, np.uint64)
-    tb = cla.empty(ctx.queue, chunk * N, np.uint64)
+    nres = len(f.primes)
+    chunk = _chunk(ctx, n, N, step, f.word * (1 + nres))
+    ta = cla.empty(ctx.queue, chunk * N, f.dtype)
+    res = [cla.empty(ctx.queue, chunk * N, f.dtype) for _ in range(nres)]
+    per_prime = []
+    for prime in f.primes:
+        fp = _field_params(f, prime)
+        per_prime.append(dict(
+            tw=_twiddles(ctx, f, prime, L), scale=f.dtype(_roots(f, prime, L)[2]),
+            fwd=[_pass_kernel(ctx, fp, L, *hrg, LOAD=i == 0, FWD=True) for i, hrg in enumerate(plan[:last])],
+            inv=[_pass_kernel(ctx, fp, L, *hrg, INV=True) for hrg in plan[:last]],
+            a_last=_pass_kernel(ctx, fp, L, *plan[last], LOAD=last == 0, FWD=True),
+            b_last=_pass_kernel(ctx, fp, L, *plan[last], LOAD=last == 0, FWD=True, MID=True, INV=True)))
+    fp0 = _field_params(f, f.primes[0])
+    if f.name == "gl":
+        finish = kernel(ctx, "ntt.cl.mako", "ntt_carry", **dict(_NIL, KERNEL="carry", L=L, **fp0))
+    else:
+        finish = kernel(ctx, "ntt.cl.mako", "ntt_crt", **dict(_NIL, KERNEL="crt", L=L, **fp0))
     for inst0 in range(0, n, chunk):
         count = min(chunk, n - inst0)
         rows = P.ceil_div(count, step) * step
+        for pp, tb in zip(per_prime, res):
+            tw, itw = pp["tw"]
 
-        def run(k_wg, hrg, buf, src=None, stride=0, m=0, dc=0):
-            (k, wg), (H, RB, G) = k_wg, hrg
-            launch(ctx, k, rows * N // (G << RB), wg, buf.data, ta.data if src is None else src,
-                   np.uint64(stride), np.uint32(m), np.uint32(dc), ta.data, tw.data, itw.data,
-                   scale, np.uint32(inst0), np.uint32(n))
+            def run(k_wg, hrg, buf, src=None, stride=0, m=0, dc=0):
+                (k, wg), (H, RB, G) = k_wg, hrg
+                launch(ctx, k, rows * N // (G << RB), wg, buf.data, ta.data if src is None else src,
+                       np.uint64(stride), np.uint32(m), np.uint32(dc), ta.data, tw.data, itw.data,
+                       pp["scale"], np.uint32(inst0), np.uint32(n))
 
-        for i in range(last):
-            run(fwd[i], plan[i], ta, a, sa, ma, da)   # the operand is read by pass 0 only
-        run(a_last, plan[last], ta, a, sa, ma, da)
-        for i in range(last):
-            run(fwd[i], plan[i], tb, b, sb, mb, db)
-        run(b_last, plan[last], tb, b, sb, mb, db)
-        for i in range(last - 1, -1, -1):
-            run(inv[i], plan[i], tb)
-        launch(ctx, carry, P.ceil_div(count * mr, 256), 256, tb.data, X.data, Y.data,
+            for i in range(last):
+                run(pp["fwd"][i], plan[i], ta, a, sa, ma, da)   # the operand is read by pass 0 only
+            run(pp["a_last"], plan[last], ta, a, sa, ma, da)
+            for i in range(last):
+                run(pp["fwd"][i], plan[i], tb, b, sb, mb, db)
+            run(pp["b_last"], plan[last], tb, b, sb, mb, db)
+            for i in range(last - 1, -1, -1):
+                run(pp["inv"][i], plan[i], tb)
+        launch(ctx, finish, P.ceil_div(count * mr, 256), 256, *[r.data for r in res], X.data, Y.data,
                np.uint32(mr), np.uint32(inst0), np.uint32(count))
     out, _ = add_n.addsub(ctx, "add", X.data, mr, mr, Y.data, mr, mr, n, bits)
     return out

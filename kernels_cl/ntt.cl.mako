@@ -15,23 +15,23 @@
 ## and a transform short enough for one pass is a single kernel (LOAD FWD MID INV).
 ## ntt_carry turns the inverse transform's coefficients back into two limb vectors whose sum
 ## is the product (the caller adds them with the scan addition).
-<%namespace file="blocks/ntt.mako" import="gl_defs, stages"/>
+<%namespace file="blocks/ntt.mako" import="field_defs, stages"/>
 <%
     R = 1 << RB
     S = 1 << (H - RB)
     PTS = G * R
     N = 1 << L
 %>
-${gl_defs()}
+${field_defs(FIELD, P, PINV)}
 
 % if KERNEL == "pass":
 <%def name="elem(gl, i)">((((g0 + ${gl}) % ${S}u) + (((g0 + ${gl}) / ${S}u) % ${N // (S * R)}u) * ${S * R}u) + (${i}) * ${S}u)</%def>
 __kernel __attribute__((reqd_work_group_size(${WG}, 1, 1)))
-void ntt_pass(__global ulong *x, __global const uint *limbs, ulong stride, uint m, uint dcount,
-              __global const ulong *other, __global const ulong *tw, __global const ulong *itw,
-              ulong scale, uint inst0, uint n)
+void ntt_pass(__global pt_t *x, __global const uint *limbs, ulong stride, uint m, uint dcount,
+              __global const pt_t *other, __global const pt_t *tw, __global const pt_t *itw,
+              pt_t scale, uint inst0, uint n)
 {
-    __local ulong X[${PTS}];
+    __local pt_t X[${PTS}];
     const uint tid = get_local_id(0);
     /* groups are numbered across the whole batch: a block of 2^H never straddles two
        instances, since 2^H divides N */
@@ -43,10 +43,14 @@ void ntt_pass(__global ulong *x, __global const uint *limbs, ulong stride, uint 
         const uint inst = inst_base + (g0 + gl) / ${N // R}u;
         const uint e = ${elem("gl", "i")};
 % if LOAD:
-        ulong v = 0;
+        pt_t v = 0;
         if (e < dcount && inst0 + inst < n) {
+  % if FIELD == "gl":
             const uint w = limbs[(size_t)(inst0 + inst) * stride + (e >> 1)];
             v = (e & 1u) ? (w >> 16) : (w & 0xFFFFu);
+  % else:
+            v = limbs[(size_t)(inst0 + inst) * stride + e] % M_P;   /* 32-bit digits: the limbs */
+  % endif
         }
         X[f] = v;
 % else:
@@ -61,7 +65,7 @@ void ntt_pass(__global ulong *x, __global const uint *limbs, ulong stride, uint 
     for (uint f = tid; f < ${PTS}u; f += ${WG}u) {
         const uint gl = f % ${G}u, i = f / ${G}u;
         const uint inst = inst_base + (g0 + gl) / ${N // R}u;
-        X[f] = gl_mul(gl_mul(X[f], other[(size_t)inst * ${N}u + ${elem("gl", "i")}]), scale);
+        X[f] = F_MUL(F_MUL(X[f], other[(size_t)inst * ${N}u + ${elem("gl", "i")}]), scale);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
 % endif
@@ -104,6 +108,62 @@ __kernel void ntt_carry(__global const ulong *c, __global uint *X, __global uint
     X[row + j] = (uint)t;
     if (j + 1u < mr) Y[row + j + 1u] = (uint)(t >> 32);
     if (j == 0u) Y[row] = 0u;
+}
+
+% elif KERNEL == "crt":
+## Three residues per coefficient (primes P1 < P2 < P3 < 2^31, Garner) give the coefficient
+## c < 2^90 as three words; limb j of the product gathers words 0, 1, 2 of c_j, c_(j-1),
+## c_(j-2), which sum below 3 * 2^32: X gets the low word, Y (one limb up) the carry.
+<%
+    P1, P2, P3 = PRIMES
+    inv12 = pow(P1, P2 - 2, P2); inv13 = pow(P1, P3 - 2, P3); inv23 = pow(P2, P3 - 2, P3)
+%>
+inline void coef(__global const uint *r1, __global const uint *r2, __global const uint *r3,
+                 int k, uint *w0, uint *w1, uint *w2)
+{
+    if (k < 0 || k >= ${N}) { *w0 = 0; *w1 = 0; *w2 = 0; return; }
+    const ulong t1 = r1[k];
+    const ulong t2 = ((r2[k] + ${P2}ul - t1 % ${P2}ul) % ${P2}ul) * ${inv12}ul % ${P2}ul;
+    const ulong d3 = ((r3[k] + ${P3}ul - t1 % ${P3}ul) % ${P3}ul) * ${inv13}ul % ${P3}ul;
+    const ulong t3 = ((d3 + ${P3}ul - t2 % ${P3}ul) % ${P3}ul) * ${inv23}ul % ${P3}ul;
+    const ulong lo = t1 + ${P1}ul * t2;                  /* < 2^62 */
+    const ulong p12 = ${P1 * P2}ul;
+    const ulong plo = p12 * t3, phi = mul_hi(p12, t3);
+    const ulong s = lo + plo;
+    const ulong hi = phi + (s < lo);
+    *w0 = (uint)s; *w1 = (uint)(s >> 32); *w2 = (uint)hi;
+}
+
+__kernel void ntt_crt(__global const uint *r1, __global const uint *r2, __global const uint *r3,
+                      __global uint *X, __global uint *Y, uint mr, uint inst0, uint count)
+{
+    const ulong gid = get_global_id(0);
+    if (gid >= (ulong)count * mr) return;
+    const uint inst = (uint)(gid / mr), j = (uint)(gid % mr);
+    const size_t base = (size_t)inst * ${N}u;
+    uint a0, a1, a2, b0, b1, b2, c0, c1, c2;
+    coef(r1 + base, r2 + base, r3 + base, (int)j, &a0, &a1, &a2);
+    coef(r1 + base, r2 + base, r3 + base, (int)j - 1, &b0, &b1, &b2);
+    coef(r1 + base, r2 + base, r3 + base, (int)j - 2, &c0, &c1, &c2);
+    const ulong t = (ulong)a0 + b1 + c2;
+    const size_t row = (size_t)(inst0 + inst) * mr;
+    X[row + j] = (uint)t;
+    if (j + 1u < mr) Y[row + j + 1u] = (uint)(t >> 32);
+    if (j == 0u) Y[row] = 0u;
+}
+
+% elif KERNEL == "twiddles" and FIELD != "gl":
+## w^k R mod p for the Montgomery form (one-time tables: plain 64-bit % is fine here).
+__kernel void ntt_twiddles(__global uint *tw, ulong w, uint count)
+{
+    const uint k = get_global_id(0);
+    if (k >= count) return;
+    ulong r = 1, b = w;
+    for (uint e = k; e; e >>= 1) {
+        if (e & 1u) r = r * b % M_P;
+        b = b * b % M_P;
+    }
+    tw[k] = (uint)((r << 32) % M_P);
 }
 
 % elif KERNEL == "twiddles":

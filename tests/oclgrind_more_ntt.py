@@ -1,5 +1,6 @@
-"""NTT multiplication under Oclgrind (run by oclgrind_cases.py): the one-pass kernel with
-several instances per work-group, and the strided multi-pass path forced by few points."""
+"""NTT multiplication under Oclgrind (run by oclgrind_cases.py), over both fields: the one-pass
+kernel with several instances per work-group, and the strided multi-pass path forced by few
+points (the CRT kernel with the three primes)."""
 import os
 
 import clbig
@@ -16,9 +17,12 @@ def products(ctx, tag, bits_a, bits_b, n, check, values):
 
 
 def run(wide_ctx, small_ctx, guarded, check, values):
-    guarded("ntt one pass", products, wide_ctx, "ntt one pass", 200, 100, 3, check, values)
-    os.environ["CLBIG_NTT_POINTS"] = "16"
-    try:
-        guarded("ntt passes", products, wide_ctx, "ntt passes", 300, 260, 2, check, values)
-    finally:
-        del os.environ["CLBIG_NTT_POINTS"]
+    for field in ("gl", "m31x3"):
+        os.environ["CLBIG_NTT_FIELD"] = field
+        try:
+            guarded(f"ntt {field} one pass", products, wide_ctx, f"ntt {field} one pass", 200, 100, 3, check, values)
+            os.environ["CLBIG_NTT_POINTS"] = "16"
+            guarded(f"ntt {field} passes", products, wide_ctx, f"ntt {field} passes", 600, 560, 2, check, values)
+        finally:
+            os.environ.pop("CLBIG_NTT_POINTS", None)
+            del os.environ["CLBIG_NTT_FIELD"]

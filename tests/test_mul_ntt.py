@@ -15,6 +15,13 @@ NTT_PAIRS = [(1, 1), (32, 32), (33, 7), (96, 64), (1000, 1000), (2048, 32), (409
              (4128, 4064), (2 ** 14, 2 ** 14), (2 ** 15 + 32, 2 ** 15 - 32)]
 
 
+@pytest.fixture(params=["gl", "m31x3"])
+def field(request, monkeypatch):
+    """Each NTT test runs over both fields: the 64-bit prime and the three 32-bit primes."""
+    monkeypatch.setenv("CLBIG_NTT_FIELD", request.param)
+    return request.param
+
+
 def run(pairs, ba, bb, what, bits=None, algorithm="ntt"):
     xs, ys = [p[0] for p in pairs], [p[1] for p in pairs]
     a, b = clbig.array(xs, bits=ba), clbig.array(ys, bits=bb)
@@ -28,19 +35,19 @@ def run(pairs, ba, bb, what, bits=None, algorithm="ntt"):
 
 
 @pytest.mark.parametrize("ba,bb", NTT_PAIRS)
-def test_ntt_exact(rng, ba, bb):
+def test_ntt_exact(rng, field, ba, bb):
     n = 5 if ba * bb > 2 ** 26 else 21
     run(mul_pairs(rng, ba, bb, n), ba, bb, f"ntt {ba}x{bb}")
 
 
 @pytest.mark.parametrize("ba,bb,bits", [(4096, 4096, 4096), (4096, 4096, 4000), (3000, 70, 1000),
                                         (2 ** 14, 2 ** 14, 2 ** 14 + 16)])
-def test_ntt_low_half(rng, ba, bb, bits):
+def test_ntt_low_half(rng, field, ba, bb, bits):
     run(mul_pairs(rng, ba, bb, 7), ba, bb, f"ntt low {bits} of {ba}x{bb}", bits=bits)
 
 
 @pytest.mark.parametrize("n", [1, 3])
-def test_ntt_batch_lengths_and_broadcast(rng, n):
+def test_ntt_batch_lengths_and_broadcast(rng, field, n):
     xs = [rng.getrandbits(5000) for _ in range(n)]
     y = mask(4000)
     got = clbig.mul(clbig.array(xs), y, algorithm="ntt").tolist()
@@ -50,22 +57,41 @@ def test_ntt_batch_lengths_and_broadcast(rng, n):
 
 
 @pytest.mark.parametrize("points", [16, 128])
-@pytest.mark.parametrize("ba,bb", [(2000, 2000), (2 ** 14, 2 ** 14 - 96), (5000, 300)])
-def test_ntt_multi_pass(rng, monkeypatch, points, ba, bb):
+@pytest.mark.parametrize("ba,bb", [(6000, 6000), (2 ** 14, 2 ** 14 - 96), (9000, 300)])
+def test_ntt_multi_pass(rng, monkeypatch, field, points, ba, bb):
     """Work-groups of few points force the strided passes (1 stage each at 16 points, 4 at
     128) that long transforms take on a GPU."""
     monkeypatch.setenv("CLBIG_NTT_POINTS", str(points))
-    L = mul_ntt.transform_log(-(-ba // 32), -(-bb // 32), ba + bb)[0]
-    assert len(mul_ntt.pass_plan(clbig.current_context(), L)) > 1
+    f = mul_ntt.FIELDS[field]
+    L = mul_ntt.transform_log(-(-ba // 32), -(-bb // 32), ba + bb, field)[0]
+    assert len(mul_ntt.pass_plan(clbig.current_context(), L, f.word)) > 1
     run(mul_pairs(rng, ba, bb, 5), ba, bb, f"ntt {ba}x{bb} in passes of {points} points")
 
 
-def test_ntt_all_ones_long_carry(rng):
+def test_ntt_all_ones_long_carry(rng, field):
     """(2^k - 1)^2 = 2^2k - 2^(k+1) + 1: every coefficient is at its maximum and the carries
     run the whole length."""
     for k in (32, 1024, 20000):
         got = clbig.mul(mask(k), mask(k), algorithm="ntt")
         assert got == mask(k) ** 2, f"(2^{k}-1)^2"
+
+
+def test_field_choice():
+    """Three 32-bit primes while their transform fits one pass, the 64-bit prime beyond."""
+    ctx = clbig.current_context()
+    one = (mul_ntt._max_points(ctx, 4).bit_length() - 1)
+    limbs = 1 << (one - 1)            # 2 * limbs - 1 points: just one pass
+    assert mul_ntt.default_field(ctx, limbs, limbs, 64 * limbs) == "m31x3"
+    assert mul_ntt.default_field(ctx, 2 * limbs, 2 * limbs, 128 * limbs) == "gl"
+
+
+def test_crt_at_the_coefficient_bound(monkeypatch):
+    """The largest coefficients the three primes must hold: all-ones operands of many limbs
+    (every coefficient near N (2^32-1)^2), through a transform of several passes."""
+    monkeypatch.setenv("CLBIG_NTT_FIELD", "m31x3")
+    monkeypatch.setenv("CLBIG_NTT_POINTS", "64")
+    x = mask(32 * 3000)
+    assert clbig.mul(x, x, algorithm="ntt") == x * x
 
 
 @pytest.mark.large
@@ -76,7 +102,7 @@ def test_ntt_huge_single():
 
 
 def test_forced_algorithm_that_cannot_run(monkeypatch):
-    monkeypatch.setattr(mul_ntt, "MAX_LOG", 4)
+    monkeypatch.setattr(mul_ntt.FIELDS["gl"], "max_log", 4)
     with pytest.raises(ValueError, match=r"algorithm='ntt' cannot multiply .*2\^\d+ points"):
         clbig.mul(clbig.array([mask(1000)]), mask(1000), algorithm="ntt")
     with pytest.raises(ValueError, match="unknown multiplication algorithm 'fft'"):

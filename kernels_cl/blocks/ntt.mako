@@ -39,6 +39,41 @@ inline ulong gl_mul(ulong a, ulong b)
 }
 </%def>
 
+## Arithmetic modulo a prime p < 2^31 of the form k*2^n + 1, in 32-bit words (Montgomery,
+## R = 2^32). Why: on GPUs a 32x32->64 multiply is one instruction where a 64x64->128 one is
+## about ten, so three such primes (CRT at the end) and 32-bit digits (half the points of
+## 16-bit ones) cost fewer instructions than one 64-bit prime. Twiddles and scale factors are
+## stored times R, so m31_mul(x, w R) = x w with no conversion of the data.
+<%def name="m31_defs(P, PINV)">
+#define M_P ${P}u
+inline uint m31_add(uint a, uint b) { uint s = a + b; return s >= M_P ? s - M_P : s; }
+inline uint m31_sub(uint a, uint b) { return a >= b ? a - b : a + M_P - b; }
+inline uint m31_mul(uint a, uint b)
+{
+    const ulong t = (ulong)a * b;
+    const uint m = (uint)t * ${PINV}u;                 /* -p^-1 mod 2^32 */
+    const uint u = (uint)((t + (ulong)m * M_P) >> 32); /* t + m p < 2^63 */
+    return u >= M_P ? u - M_P : u;
+}
+</%def>
+
+## pt_t, F_ADD, F_SUB, F_MUL for the transform stages: the 64-bit prime or a 32-bit one.
+<%def name="field_defs(FIELD, P=0, PINV=0)">
+% if FIELD == "gl":
+${gl_defs()}
+typedef ulong pt_t;
+#define F_ADD gl_add
+#define F_SUB gl_sub
+#define F_MUL gl_mul
+% else:
+${m31_defs(P, PINV)}
+typedef uint pt_t;
+#define F_ADD m31_add
+#define F_SUB m31_sub
+#define F_MUL m31_mul
+% endif
+</%def>
+
 ## Stages over points held in local memory. The points of `G` independent groups are
 ## interleaved, point i of group gl at X[i*G + gl], so that a group's points, which lie `S`
 ## apart in the transform, load coalesced across consecutive groups. `elem(gl, i)` gives the
@@ -67,15 +102,15 @@ inline ulong gl_mul(ulong a, ulong b)
     for (uint _t = ${tid}; _t < ${G * (1 << (RB - 1))}u; _t += ${WG}u) {
         const uint _gl = _t % ${G}u, _p = _t / ${G}u;
         const uint _i = ((_p >> ${s}) << ${s + 1}) | (_p & ${(1 << s) - 1}u), _j = _i + ${1 << s}u;
-        const ulong _w = ${tw}[(${elem("_gl", "_i")} & ${(1 << l) - 1}ul) << ${L - 1 - l}];
-        const ulong _u = ${X}[_i * ${G}u + _gl], _v = ${X}[_j * ${G}u + _gl];
+        const pt_t _w = ${tw}[(${elem("_gl", "_i")} & ${(1 << l) - 1}ul) << ${L - 1 - l}];
+        const pt_t _u = ${X}[_i * ${G}u + _gl], _v = ${X}[_j * ${G}u + _gl];
     % if inverse:
-        const ulong _vw = gl_mul(_v, _w);
-        ${X}[_i * ${G}u + _gl] = gl_add(_u, _vw);
-        ${X}[_j * ${G}u + _gl] = gl_sub(_u, _vw);
+        const pt_t _vw = F_MUL(_v, _w);
+        ${X}[_i * ${G}u + _gl] = F_ADD(_u, _vw);
+        ${X}[_j * ${G}u + _gl] = F_SUB(_u, _vw);
     % else:
-        ${X}[_i * ${G}u + _gl] = gl_add(_u, _v);
-        ${X}[_j * ${G}u + _gl] = gl_mul(gl_sub(_u, _v), _w);
+        ${X}[_i * ${G}u + _gl] = F_ADD(_u, _v);
+        ${X}[_j * ${G}u + _gl] = F_MUL(F_SUB(_u, _v), _w);
     % endif
     }
   % else:
@@ -85,22 +120,22 @@ inline ulong gl_mul(ulong a, ulong b)
         const uint _gl = _t % ${G}u, _p = _t / ${G}u;
         const uint _i = ((_p >> ${s}) << ${s + 2}) | (_p & ${(1 << s) - 1}u);
         const uint _e = ${elem("_gl", "_i")};
-        const ulong _wlo = ${tw}[(_e & ${(1 << lo) - 1}ul) << ${L - 1 - lo}];
-        const ulong _whi0 = ${tw}[(_e & ${(1 << hi) - 1}ul) << ${L - 1 - hi}];
-        const ulong _whi1 = ${tw}[((_e + ${1 << lo}u) & ${(1 << hi) - 1}ul) << ${L - 1 - hi}];
-        ulong _p0 = ${X}[_i * ${G}u + _gl], _p1 = ${X}[(_i + ${1 << s}u) * ${G}u + _gl];
-        ulong _p2 = ${X}[(_i + ${2 << s}u) * ${G}u + _gl], _p3 = ${X}[(_i + ${3 << s}u) * ${G}u + _gl];
-        ulong _a, _b;
+        const pt_t _wlo = ${tw}[(_e & ${(1 << lo) - 1}ul) << ${L - 1 - lo}];
+        const pt_t _whi0 = ${tw}[(_e & ${(1 << hi) - 1}ul) << ${L - 1 - hi}];
+        const pt_t _whi1 = ${tw}[((_e + ${1 << lo}u) & ${(1 << hi) - 1}ul) << ${L - 1 - hi}];
+        pt_t _p0 = ${X}[_i * ${G}u + _gl], _p1 = ${X}[(_i + ${1 << s}u) * ${G}u + _gl];
+        pt_t _p2 = ${X}[(_i + ${2 << s}u) * ${G}u + _gl], _p3 = ${X}[(_i + ${3 << s}u) * ${G}u + _gl];
+        pt_t _a, _b;
     % if inverse:
-        _b = gl_mul(_p1, _wlo); _p1 = gl_sub(_p0, _b); _p0 = gl_add(_p0, _b);
-        _b = gl_mul(_p3, _wlo); _p3 = gl_sub(_p2, _b); _p2 = gl_add(_p2, _b);
-        _b = gl_mul(_p2, _whi0); _p2 = gl_sub(_p0, _b); _p0 = gl_add(_p0, _b);
-        _b = gl_mul(_p3, _whi1); _p3 = gl_sub(_p1, _b); _p1 = gl_add(_p1, _b);
+        _b = F_MUL(_p1, _wlo); _p1 = F_SUB(_p0, _b); _p0 = F_ADD(_p0, _b);
+        _b = F_MUL(_p3, _wlo); _p3 = F_SUB(_p2, _b); _p2 = F_ADD(_p2, _b);
+        _b = F_MUL(_p2, _whi0); _p2 = F_SUB(_p0, _b); _p0 = F_ADD(_p0, _b);
+        _b = F_MUL(_p3, _whi1); _p3 = F_SUB(_p1, _b); _p1 = F_ADD(_p1, _b);
     % else:
-        _a = gl_add(_p0, _p2); _p2 = gl_mul(gl_sub(_p0, _p2), _whi0); _p0 = _a;
-        _a = gl_add(_p1, _p3); _p3 = gl_mul(gl_sub(_p1, _p3), _whi1); _p1 = _a;
-        _a = gl_add(_p0, _p1); _p1 = gl_mul(gl_sub(_p0, _p1), _wlo); _p0 = _a;
-        _a = gl_add(_p2, _p3); _p3 = gl_mul(gl_sub(_p2, _p3), _wlo); _p2 = _a;
+        _a = F_ADD(_p0, _p2); _p2 = F_MUL(F_SUB(_p0, _p2), _whi0); _p0 = _a;
+        _a = F_ADD(_p1, _p3); _p3 = F_MUL(F_SUB(_p1, _p3), _whi1); _p1 = _a;
+        _a = F_ADD(_p0, _p1); _p1 = F_MUL(F_SUB(_p0, _p1), _wlo); _p0 = _a;
+        _a = F_ADD(_p2, _p3); _p3 = F_MUL(F_SUB(_p2, _p3), _wlo); _p2 = _a;
     % endif
         ${X}[_i * ${G}u + _gl] = _p0; ${X}[(_i + ${1 << s}u) * ${G}u + _gl] = _p1;
         ${X}[(_i + ${2 << s}u) * ${G}u + _gl] = _p2; ${X}[(_i + ${3 << s}u) * ${G}u + _gl] = _p3;
