@@ -5,11 +5,13 @@
 ## and the estimate is floor((n2 n1 n0) / (d1 d0)) exactly, which is never below the true
 ## quotient limb and at most one above it (so one add-back at most).
 
-## C helpers: the reciprocal, the 3-by-2 quotient, a limb of a shifted operand.
+## C helpers: the reciprocal, the 3-by-2 quotient, a limb of a shifted operand. Plain
+## functions, not C99 `inline`, which leaves no definition to link where a compiler declines
+## to inline.
 <%def name="div_defs()">
 /* dinv = floor((B^3 - 1) / D) - B for D = d1*B + d0 with the top bit of d1 set: restoring
    division of B^3 - 1 (all ones) by D, one quotient bit per round (once per instance). */
-inline uint div_inv(uint d1, uint d0)
+uint div_inv(uint d1, uint d0)
 {
     const ulong D = ((ulong)d1 << 32) | d0;
     ulong r = ~0UL - D;                       /* B^2 - 1 = 1*D + r, r < D */
@@ -25,7 +27,7 @@ inline uint div_inv(uint d1, uint d0)
 
 /* floor((n2 n1 n0) / (d1 d0)) for (n2 n1) <= (d1 d0); the case (n2 n1) == (d1 d0) gives B - 1,
    which is then the exact quotient limb of the whole window (its remainder is below v). */
-inline uint div_3by2(uint n2, uint n1, uint n0, uint d1, uint d0, uint dinv)
+uint div_3by2(uint n2, uint n1, uint n0, uint d1, uint d0, uint dinv)
 {
     if (n2 == d1 && n1 == d0) return 0xFFFFFFFFu;
     const ulong D = ((ulong)d1 << 32) | d0;
@@ -45,7 +47,7 @@ inline uint div_3by2(uint n2, uint n1, uint n0, uint d1, uint d0, uint dinv)
 
 /* Limb i of x * 2^(32w + b), x of m limbs (zero outside): the normalized operands are never
    stored, each limb is made where it is read. OpenCL masks shift counts, hence b == 0 apart. */
-inline uint limb_shl(__global const uint *x, uint m, int i, uint w, uint b)
+uint limb_shl(__global const uint *x, uint m, int i, uint w, uint b)
 {
     const int k = i - (int)w;
     const uint hi = (k >= 0 && k < (int)m) ? x[k] : 0u;
