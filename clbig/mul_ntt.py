@@ -163,7 +163,7 @@ _NIL = dict(L=1, H=1, RB=1, G=1, WG=1, LOAD=False, FWD=False, MID=False, INV=Fal
 
 
 def _pass_kernel(ctx, fp, L, H, RB, G, **flags):
-    wg = min(256, ctx.max_items, max(1, (G << RB) // 4))
+    wg = min(P.env_ints("CLBIG_NTT_ITEMS", (256,))[0], ctx.max_items, max(1, (G << RB) // 4))
     while True:
         try:
             params = dict(_NIL, KERNEL="pass", L=L, H=H, RB=RB, G=G, WG=wg, **fp, **flags)
