@@ -116,22 +116,39 @@ __kernel void ntt_carry(__global const ulong *c, __global uint *X, __global uint
 ## c_(j-2), which sum below 3 * 2^32: X gets the low word, Y (one limb up) the carry.
 <%
     P1, P2, P3 = PRIMES
-    inv12 = pow(P1, P2 - 2, P2); inv13 = pow(P1, P3 - 2, P3); inv23 = pow(P2, P3 - 2, P3)
+    R = 1 << 32
+    pinv = lambda q: (-pow(q, -1, R)) % R
+    mont_const = lambda c, q: c * R % q          # c R: m_mul(x, c R) = x c
+    C12 = mont_const(pow(P1, P2 - 2, P2), P2)
+    C13 = mont_const(pow(P1, P3 - 2, P3), P3)
+    C23 = mont_const(pow(P2, P3 - 2, P3), P3)
+    P12 = P1 * P2
 %>
+/* Garner in 32-bit Montgomery arithmetic: a 64-bit % by a constant costs several times more */
+inline uint crt_mul(uint a, uint b, uint q, uint qinv)
+{
+    const ulong t = (ulong)a * b;
+    const uint m = (uint)t * qinv;
+    const uint u = (uint)((t + (ulong)m * q) >> 32);
+    return u >= q ? u - q : u;
+}
+
+inline uint crt_sub(uint a, uint b, uint q) { return a >= b ? a - b : a + q - b; }
+
 inline void coef(__global const uint *r1, __global const uint *r2, __global const uint *r3,
                  int k, uint *w0, uint *w1, uint *w2)
 {
     if (k < 0 || k >= ${N}) { *w0 = 0; *w1 = 0; *w2 = 0; return; }
-    const ulong t1 = r1[k];
-    const ulong t2 = ((r2[k] + ${P2}ul - t1 % ${P2}ul) % ${P2}ul) * ${inv12}ul % ${P2}ul;
-    const ulong d3 = ((r3[k] + ${P3}ul - t1 % ${P3}ul) % ${P3}ul) * ${inv13}ul % ${P3}ul;
-    const ulong t3 = ((d3 + ${P3}ul - t2 % ${P3}ul) % ${P3}ul) * ${inv23}ul % ${P3}ul;
-    const ulong lo = t1 + ${P1}ul * t2;                  /* < 2^62 */
-    const ulong p12 = ${P1 * P2}ul;
-    const ulong plo = p12 * t3, phi = mul_hi(p12, t3);
-    const ulong s = lo + plo;
-    const ulong hi = phi + (s < lo);
-    *w0 = (uint)s; *w1 = (uint)(s >> 32); *w2 = (uint)hi;
+    const uint t1 = r1[k];
+    const uint t1q2 = t1 >= ${P2}u ? t1 - ${P2}u : t1;           /* P1 < 2 P2 */
+    const uint t2 = crt_mul(crt_sub(r2[k], t1q2, ${P2}u), ${C12}u, ${P2}u, ${pinv(P2)}u);
+    const uint d3 = crt_mul(crt_sub(r3[k], t1 % ${P3}u, ${P3}u), ${C13}u, ${P3}u, ${pinv(P3)}u);
+    const uint t3 = crt_mul(crt_sub(d3, t2 % ${P3}u, ${P3}u), ${C23}u, ${P3}u, ${pinv(P3)}u);
+    /* c = t1 + P1 t2 + P1 P2 t3 < 2^91, as three words */
+    const ulong s = (ulong)t1 + (ulong)${P1}u * t2 + (ulong)${P12 & 0xFFFFFFFF}u * t3;   /* < 2^63 */
+    const ulong b = (ulong)${P12 >> 32}u * t3;
+    const ulong mid = (s >> 32) + (b & 0xFFFFFFFFul);
+    *w0 = (uint)s; *w1 = (uint)mid; *w2 = (uint)(b >> 32) + (uint)(mid >> 32);
 }
 
 __kernel void ntt_crt(__global const uint *r1, __global const uint *r2, __global const uint *r3,
