@@ -159,7 +159,7 @@ def _twiddles(ctx, f: Field, prime: int, L: int):
     return cache[key]
 
 
-_NIL = dict(L=1, H=1, RB=1, G=1, WG=1, LOAD=False, FWD=False, MID=False, INV=False)
+_NIL = dict(L=1, H=1, RB=1, G=1, WG=1, LOAD=False, FWD=False, MID=False, INV=False, BOTH=False)
 
 
 def _pass_kernel(ctx, fp, L, H, RB, G, **flags):
@@ -199,8 +199,8 @@ def mul(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int, field:
     last = len(plan) - 1
     step = max(1, (plan[last][2] << plan[last][1]) // N)
     nres = len(f.primes)
-    chunk = _chunk(ctx, n, N, step, f.word * (1 + nres))
-    ta = cla.empty(ctx.queue, chunk * N, f.dtype)
+    chunk = _chunk(ctx, n, N, step, f.word * (nres + (last > 0)))
+    ta = cla.empty(ctx.queue, chunk * N if last else 1, f.dtype)   # a's transform, between passes
     res = [cla.empty(ctx.queue, chunk * N, f.dtype) for _ in range(nres)]
     per_prime = []
     for prime in f.primes:
@@ -209,8 +209,8 @@ def mul(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int, field:
             tw=_twiddles(ctx, f, prime, L), scale=f.dtype(_roots(f, prime, L)[2]),
             fwd=[_pass_kernel(ctx, fp, L, *hrg, LOAD=i == 0, FWD=True) for i, hrg in enumerate(plan[:last])],
             inv=[_pass_kernel(ctx, fp, L, *hrg, INV=True) for hrg in plan[:last]],
-            a_last=_pass_kernel(ctx, fp, L, *plan[last], LOAD=last == 0, FWD=True),
-            b_last=_pass_kernel(ctx, fp, L, *plan[last], LOAD=last == 0, FWD=True, MID=True, INV=True)))
+            a_last=None if last == 0 else _pass_kernel(ctx, fp, L, *plan[last], FWD=True),
+            b_last=_pass_kernel(ctx, fp, L, *plan[last], BOTH=last == 0, FWD=True, MID=True, INV=True)))
     fp0 = _field_params(f, f.primes[0])
     if f.name == "gl":
         finish = kernel(ctx, "ntt.cl.mako", "ntt_carry", **dict(_NIL, KERNEL="carry", L=L, **fp0))
@@ -222,18 +222,22 @@ def mul(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int, field:
         for pp, tb in zip(per_prime, res):
             tw, itw = pp["tw"]
 
-            def run(k_wg, hrg, buf, src=None, stride=0, m=0, dc=0):
+            def run(k_wg, hrg, buf, src=None, stride=0, dc=0, src_b=None, stride_b=0, dc_b=0):
                 (k, wg), (H, RB, G) = k_wg, hrg
                 launch(ctx, k, rows * N // (G << RB), wg, buf.data, ta.data if src is None else src,
-                       np.uint64(stride), np.uint32(m), np.uint32(dc), ta.data, tw.data, itw.data,
-                       pp["scale"], np.uint32(inst0), np.uint32(n))
+                       np.uint64(stride), np.uint32(0), np.uint32(dc),
+                       ta.data if src_b is None else src_b, np.uint64(stride_b), np.uint32(dc_b),
+                       ta.data, tw.data, itw.data, pp["scale"], np.uint32(inst0), np.uint32(n))
 
-            for i in range(last):
-                run(pp["fwd"][i], plan[i], ta, a, sa, ma, da)   # the operand is read by pass 0 only
-            run(pp["a_last"], plan[last], ta, a, sa, ma, da)
-            for i in range(last):
-                run(pp["fwd"][i], plan[i], tb, b, sb, mb, db)
-            run(pp["b_last"], plan[last], tb, b, sb, mb, db)
+            if last == 0:   # one launch: a's digits, b's digits, the product
+                run(pp["b_last"], plan[0], tb, a, sa, da, b, sb, db)
+            else:
+                for i in range(last):
+                    run(pp["fwd"][i], plan[i], ta, a, sa, da)   # the operand is read by pass 0 only
+                run(pp["a_last"], plan[last], ta)
+                for i in range(last):
+                    run(pp["fwd"][i], plan[i], tb, b, sb, db)
+                run(pp["b_last"], plan[last], tb)
             for i in range(last - 1, -1, -1):
                 run(pp["inv"][i], plan[i], tb)
         launch(ctx, finish, P.ceil_div(count * mr, 256), 256, *[r.data for r in res], X.data, Y.data,

@@ -12,7 +12,8 @@
 ##   MID   the pointwise product with a's transform (`other`) times 1/N (`scale`)
 ##   INV   inverse stages
 ## so b's last forward pass, the pointwise product and the first inverse pass are one launch,
-## and a transform short enough for one pass is a single kernel (LOAD FWD MID INV).
+## and a transform short enough for one pass is a single kernel (BOTH: a's digits through the
+## forward stages into registers, then b's, the pointwise product and the inverse).
 ## ntt_carry turns the inverse transform's coefficients back into two limb vectors whose sum
 ## is the product (the caller adds them with the scan addition).
 <%namespace file="blocks/ntt.mako" import="field_defs, stages"/>
@@ -26,8 +27,32 @@ ${field_defs(FIELD, P, PINV)}
 
 % if KERNEL == "pass":
 <%def name="elem(gl, i)">((((g0 + ${gl}) % ${S}u) + (((g0 + ${gl}) / ${S}u) % ${N // (S * R)}u) * ${S * R}u) + (${i}) * ${S}u)</%def>
+## X[f] for every point f of the group: an operand's digits (LOAD) or the points in x.
+<%def name="load_points(src, stride, dcount, digits)">
+    for (uint f = tid; f < ${PTS}u; f += ${WG}u) {
+        const uint gl = f % ${G}u, i = f / ${G}u;
+        const uint inst = inst_base + (g0 + gl) / ${N // R}u;
+        const uint e = ${elem("gl", "i")};
+% if digits:
+        pt_t v = 0;
+        if (e < ${dcount} && inst0 + inst < n) {
+  % if FIELD == "gl":
+            const uint w = ${src}[(size_t)(inst0 + inst) * ${stride} + (e >> 1)];
+            v = (e & 1u) ? (w >> 16) : (w & 0xFFFFu);
+  % else:
+            v = ${src}[(size_t)(inst0 + inst) * ${stride} + e] % M_P;   /* 32-bit digits: the limbs */
+  % endif
+        }
+        X[f] = v;
+% else:
+        X[f] = x[(size_t)inst * ${N}u + e];
+% endif
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+</%def>
 __kernel __attribute__((reqd_work_group_size(${WG}, 1, 1)))
 void ntt_pass(__global pt_t *x, __global const uint *limbs, ulong stride, uint m, uint dcount,
+              __global const uint *limbs_b, ulong stride_b, uint dcount_b,
               __global const pt_t *other, __global const pt_t *tw, __global const pt_t *itw,
               pt_t scale, uint inst0, uint n)
 {
@@ -38,36 +63,35 @@ void ntt_pass(__global pt_t *x, __global const uint *limbs, ulong stride, uint m
     const ulong gg0 = (ulong)get_group_id(0) * ${G}u;
     const uint inst_base = (uint)(gg0 / ${N // R}u);
     const uint g0 = (uint)(gg0 % ${N // R}u);
-    for (uint f = tid; f < ${PTS}u; f += ${WG}u) {
-        const uint gl = f % ${G}u, i = f / ${G}u;
-        const uint inst = inst_base + (g0 + gl) / ${N // R}u;
-        const uint e = ${elem("gl", "i")};
-% if LOAD:
-        pt_t v = 0;
-        if (e < dcount && inst0 + inst < n) {
-  % if FIELD == "gl":
-            const uint w = limbs[(size_t)(inst0 + inst) * stride + (e >> 1)];
-            v = (e & 1u) ? (w >> 16) : (w & 0xFFFFu);
-  % else:
-            v = limbs[(size_t)(inst0 + inst) * stride + e] % M_P;   /* 32-bit digits: the limbs */
-  % endif
-        }
-        X[f] = v;
-% else:
-        X[f] = x[(size_t)inst * ${N}u + e];
-% endif
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-% if FWD:
+% if BOTH:
+    /* the whole product in one launch: a's transform waits in registers (point f = tid + k WG
+       of the group in st[k]) while b's is made in local memory */
+    ${load_points("limbs", "stride", "dcount", True)}
     ${stages("X", "tw", L, H, RB, G, WG, "tid", elem, False)}
-% endif
-% if MID:
+    pt_t st[${PTS // WG}];
+  % for k in range(PTS // WG):
+    st[${k}] = X[tid + ${k * WG}u];
+  % endfor
+    barrier(CLK_LOCAL_MEM_FENCE);
+    ${load_points("limbs_b", "stride_b", "dcount_b", True)}
+    ${stages("X", "tw", L, H, RB, G, WG, "tid", elem, False)}
+  % for k in range(PTS // WG):
+    X[tid + ${k * WG}u] = F_MUL(F_MUL(X[tid + ${k * WG}u], st[${k}]), scale);
+  % endfor
+    barrier(CLK_LOCAL_MEM_FENCE);
+% else:
+    ${load_points("limbs", "stride", "dcount", LOAD)}
+  % if FWD:
+    ${stages("X", "tw", L, H, RB, G, WG, "tid", elem, False)}
+  % endif
+  % if MID:
     for (uint f = tid; f < ${PTS}u; f += ${WG}u) {
         const uint gl = f % ${G}u, i = f / ${G}u;
         const uint inst = inst_base + (g0 + gl) / ${N // R}u;
         X[f] = F_MUL(F_MUL(X[f], other[(size_t)inst * ${N}u + ${elem("gl", "i")}]), scale);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
+  % endif
 % endif
 % if INV:
     ${stages("X", "itw", L, H, RB, G, WG, "tid", elem, True)}
