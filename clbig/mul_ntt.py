@@ -64,9 +64,16 @@ def default_field(ctx=None, ma: int = 0, mb: int = 0, bits: int = 0) -> str:
     forced = os.environ.get("CLBIG_NTT_FIELD")
     if forced or ctx is None:
         return forced or "gl"
-    L, _, _ = transform_log(ma, mb, bits, "m31x3")
-    one_pass = (1 << L) <= _max_points(ctx, 4)
+    L, da, db = transform_log(ma, mb, bits, "m31x3")
+    one_pass = (1 << L) <= _max_points(ctx, 4) or twisted(ctx, L, da, db, 4)
     return "m31x3" if one_pass and supports(ctx, ma, mb, bits, "m31x3") is None else "gl"
+
+
+def twisted(ctx, L: int, da: int, db: int, word: int) -> bool:
+    """A transform one level too long for a pass, whose inputs lie in its lower half (balanced
+    operands), runs as two twisted halves of one pass each (KERNEL "last" in ntt.cl.mako)."""
+    half = 1 << (L - 1)
+    return L >= 2 and half == _max_points(ctx, word) and max(da, db) <= half
 
 
 def transform_log(ma: int, mb: int, bits: int, field: str | None = None) -> tuple[int, int, int]:
@@ -159,7 +166,8 @@ def _twiddles(ctx, f: Field, prime: int, L: int):
     return cache[key]
 
 
-_NIL = dict(L=1, H=1, RB=1, G=1, WG=1, LOAD=False, FWD=False, MID=False, INV=False, BOTH=False)
+_NIL = dict(L=1, H=1, RB=1, G=1, WG=1, LOAD=False, FWD=False, MID=False, INV=False, BOTH=False,
+            TWIST=False)
 
 
 def _pass_kernel(ctx, fp, L, H, RB, G, **flags):
@@ -195,7 +203,8 @@ def mul(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int, field:
     Y = cla.empty(ctx.queue, (n, mr), np.uint32)
     L, da, db = transform_log(ma, mb, bits, f.name)
     N = 1 << L
-    plan = pass_plan(ctx, L, f.word)
+    twist = twisted(ctx, L, da, db, f.word)
+    plan = [(L - 1, L - 1, 1)] if twist else pass_plan(ctx, L, f.word)
     last = len(plan) - 1
     step = max(1, (plan[last][2] << plan[last][1]) // N)
     nres = len(f.primes)
@@ -210,7 +219,9 @@ def mul(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int, field:
             fwd=[_pass_kernel(ctx, fp, L, *hrg, LOAD=i == 0, FWD=True) for i, hrg in enumerate(plan[:last])],
             inv=[_pass_kernel(ctx, fp, L, *hrg, INV=True) for hrg in plan[:last]],
             a_last=None if last == 0 else _pass_kernel(ctx, fp, L, *plan[last], FWD=True),
-            b_last=_pass_kernel(ctx, fp, L, *plan[last], BOTH=last == 0, FWD=True, MID=True, INV=True)))
+            b_last=_pass_kernel(ctx, fp, L, *plan[last], BOTH=last == 0, TWIST=twist, FWD=True,
+                                MID=True, INV=True),
+            join=twist and kernel(ctx, "ntt.cl.mako", "ntt_last", **dict(_NIL, KERNEL="last", L=L, **fp))))
     fp0 = _field_params(f, f.primes[0])
     if f.name == "gl":
         finish = kernel(ctx, "ntt.cl.mako", "ntt_carry", **dict(_NIL, KERNEL="carry", L=L, **fp0))
@@ -231,6 +242,9 @@ def mul(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int, field:
 
             if last == 0:   # one launch: a's digits, b's digits, the product
                 run(pp["b_last"], plan[0], tb, a, sa, da, b, sb, db)
+                if twist:
+                    launch(ctx, pp["join"], P.ceil_div(rows * (N // 2), 256), 256, tb.data,
+                           itw.data, np.uint32(rows))
             else:
                 for i in range(last):
                     run(pp["fwd"][i], plan[i], ta, a, sa, da)   # the operand is read by pass 0 only

@@ -43,6 +43,21 @@ ${field_defs(FIELD, P, PINV)}
             v = ${src}[(size_t)(inst0 + inst) * ${stride} + e] % M_P;   /* 32-bit digits: the limbs */
   % endif
         }
+  % if TWIST:
+        if (e >= ${N // 2}u) {   /* the twisted half: x_e w^e (see KERNEL "last") */
+            const uint de = e - ${N // 2}u;
+            pt_t u = 0;
+            if (de < ${dcount} && inst0 + inst < n) {
+    % if FIELD == "gl":
+                const uint w = ${src}[(size_t)(inst0 + inst) * ${stride} + (de >> 1)];
+                u = (de & 1u) ? (w >> 16) : (w & 0xFFFFu);
+    % else:
+                u = ${src}[(size_t)(inst0 + inst) * ${stride} + de] % M_P;
+    % endif
+            }
+            v = F_MUL(u, tw[de]);
+        }
+  % endif
         X[f] = v;
 % else:
         X[f] = x[(size_t)inst * ${N}u + e];
@@ -101,6 +116,22 @@ void ntt_pass(__global pt_t *x, __global const uint *limbs, ulong stride, uint m
         const uint inst = inst_base + (g0 + gl) / ${N // R}u;
         x[(size_t)inst * ${N}u + ${elem("gl", "i")}] = X[f];
     }
+}
+
+% elif KERNEL == "last":
+## The first forward level of a transform of N points whose inputs lie in its lower half is
+## (x_e, x_e w^e): two independent transforms of N/2 points (TWIST), each fitting one pass.
+## Their inverses meet again here, in the last inverse level: (u + v w^-e, u - v w^-e).
+__kernel void ntt_last(__global pt_t *x, __global const pt_t *itw, uint count)
+{
+    const ulong gid = get_global_id(0);
+    if (gid >= (ulong)count * ${N // 2}u) return;
+    const size_t inst = gid / ${N // 2}u;
+    const uint e = (uint)(gid % ${N // 2}u);
+    __global pt_t *xi = x + inst * ${N}u;
+    const pt_t u = xi[e], v = F_MUL(xi[e + ${N // 2}u], itw[e]);
+    xi[e] = F_ADD(u, v);
+    xi[e + ${N // 2}u] = F_SUB(u, v);
 }
 
 % elif KERNEL == "carry":

@@ -23,6 +23,8 @@ def run(wide_ctx, small_ctx, guarded, check, values):
             guarded(f"ntt {field} one pass", products, wide_ctx, f"ntt {field} one pass", 200, 100, 3, check, values)
             os.environ["CLBIG_NTT_POINTS"] = "16"
             guarded(f"ntt {field} passes", products, wide_ctx, f"ntt {field} passes", 600, 560, 2, check, values)
+            tw_bits = 250 if field == "gl" else 500      # 16 digits a side: two twisted halves of 16
+            guarded(f"ntt {field} twisted", products, wide_ctx, f"ntt {field} twisted", tw_bits, tw_bits, 2, check, values)
         finally:
             os.environ.pop("CLBIG_NTT_POINTS", None)
             del os.environ["CLBIG_NTT_FIELD"]

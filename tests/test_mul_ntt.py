@@ -68,6 +68,22 @@ def test_ntt_multi_pass(rng, monkeypatch, field, points, ba, bb):
     run(mul_pairs(rng, ba, bb, 5), ba, bb, f"ntt {ba}x{bb} in passes of {points} points")
 
 
+@pytest.mark.parametrize("low", [False, True])
+def test_ntt_twisted_halves(rng, monkeypatch, field, low):
+    """A transform one level longer than a pass holds, with balanced operands, runs as two
+    twisted halves joined in the last inverse level: 64 points per pass force it cheaply."""
+    monkeypatch.setenv("CLBIG_NTT_POINTS", "64")
+    f = mul_ntt.FIELDS[field]
+    bits = 1000 * f.digit_bits // 16                  # 63 or 64 digits a side: 2^7 points
+    L, da, db = mul_ntt.transform_log(-(-bits // 32), -(-bits // 32), 2 * bits, field)
+    assert mul_ntt.twisted(clbig.current_context(), L, da, db, f.word)
+    run(mul_pairs(rng, bits, bits, 9), bits, bits, f"ntt twisted {bits}x{bits}",
+        bits=bits if low else None)
+    # unbalanced operands cannot twist (inputs past the lower half): they take the passes
+    L, da, db = mul_ntt.transform_log(-(-bits // 32) * 3 // 2, 2, 2 * bits, field)
+    assert not mul_ntt.twisted(clbig.current_context(), L, da, db, f.word) or max(da, db) <= 1 << (L - 1)
+
+
 def test_ntt_all_ones_long_carry(rng, field):
     """(2^k - 1)^2 = 2^2k - 2^(k+1) + 1: every coefficient is at its maximum and the carries
     run the whole length."""
@@ -77,12 +93,14 @@ def test_ntt_all_ones_long_carry(rng, field):
 
 
 def test_field_choice():
-    """Three 32-bit primes while their transform fits one pass, the 64-bit prime beyond."""
+    """Three 32-bit primes while their transform fits one pass (or two twisted halves of one),
+    the 64-bit prime beyond."""
     ctx = clbig.current_context()
     one = (mul_ntt._max_points(ctx, 4).bit_length() - 1)
     limbs = 1 << (one - 1)            # 2 * limbs - 1 points: just one pass
     assert mul_ntt.default_field(ctx, limbs, limbs, 64 * limbs) == "m31x3"
-    assert mul_ntt.default_field(ctx, 2 * limbs, 2 * limbs, 128 * limbs) == "gl"
+    assert mul_ntt.default_field(ctx, 2 * limbs, 2 * limbs, 128 * limbs) == "m31x3"  # twisted halves
+    assert mul_ntt.default_field(ctx, 4 * limbs, 4 * limbs, 256 * limbs) == "gl"
 
 
 def test_crt_at_the_coefficient_bound(monkeypatch):
