@@ -22,11 +22,10 @@ from . import plan as P
 from .render import DoesNotFit
 
 ALGORITHMS = ("classical", "ntt", "ssa")
-# H100, 2026-11-22 (bench/results/ntt-fields-h100-2026-11-22.log, mul-algos-h100-*.log):
-# batches of 2^32 bits, NTT against classical 19.2/23.2 ms at 2^15 bits, 21.0/34.8 at 2^16,
-# 29.0/72.1 at 2^17, 46.9/153.0 at 2^18, classical far ahead at 2^13 (7.0 against 21.0);
-# one product, classical 0.25/0.56 ms against NTT 0.90/0.77 at 2^16/2^18 bits, NTT 0.93
-# against 2.19 at 2^20 (mul-algos-h100-2026-11-22-final.log). SSA lost to the NTT at every size
+# H100, 2026-11-22 (bench/results/mul-algos-h100-2026-11-22-twisted.log): batches of 2^32 bits,
+# classical against NTT 13.8/15.8 ms at 2^14 bits, 23.2/17.1 at 2^15, 34.8/19.1 at 2^16,
+# 72.1/27.2 at 2^17, 153.0/33.3 at 2^18; one product, classical 0.56/1.11 ms against NTT
+# 1.10/1.21 at 2^18/2^19 bits, 2.20 against 1.21 at 2^20. SSA lost to the NTT at every size
 # measured, so auto takes it only where the NTT cannot run.
 DEFAULT_CROSSOVERS = {"ntt_from_bits": 1 << 15, "ntt_from_bits_few": 1 << 20,
                       "ssa_from_bits": 1 << 62, "ssa_from_bits_few": 1 << 62}
