@@ -7,18 +7,22 @@
 
 A transform of length N >= da + db - 1 (digits actually needed: only the low ceil(bits/w)
 digits of each operand matter for a product mod 2**bits) makes the cyclic convolution equal
-the exact one, so the product is exact: no "overflow-unsafe" shortcut. The transform runs as passes of radix-2 stages in
-local memory (as many points per work-group as the device's local memory holds, capped at
-MAX_POINTS): one pass for N up to that, more for longer transforms, the last forward pass of b
-fused with the pointwise product and the first inverse pass. The same code serves a batch of
-midsize products (many short transforms, one per instance) and one huge product (one long
-transform across the device). Coefficients go back to limbs as two vectors added by the scan
-addition (clbig.add_n).
+the exact one, so the product is exact: no "overflow-unsafe" shortcut.
+
+The transform runs as passes of radix-4 stages in local memory, as many points per work-group
+as local memory holds (at most 32 KiB of them, CLBIG_NTT_POINTS to tune):
+  * one pass: the whole product is one launch per prime (a's transform waits in registers);
+  * one level more, operands in the lower half: two twisted halves of one pass each, joined
+    by a last inverse level (KERNEL "last");
+  * longer: strided passes through global memory, b's last forward pass fused with the
+    pointwise product and the first inverse pass.
+The same code serves a batch of midsize products (many short transforms) and one huge product
+(one long transform across the device). Coefficients go back to limbs as two vectors added by
+the scan addition (clbig.add_n).
 """
 from __future__ import annotations
 
 import numpy as np
-import pyopencl as cl
 import pyopencl.array as cla
 
 from . import add_n
@@ -236,7 +240,7 @@ def mul(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int, field:
             def run(k_wg, hrg, buf, src=None, stride=0, dc=0, src_b=None, stride_b=0, dc_b=0):
                 (k, wg), (H, RB, G) = k_wg, hrg
                 launch(ctx, k, rows * N // (G << RB), wg, buf.data, ta.data if src is None else src,
-                       np.uint64(stride), np.uint32(0), np.uint32(dc),
+                       np.uint64(stride), np.uint32(dc),
                        ta.data if src_b is None else src_b, np.uint64(stride_b), np.uint32(dc_b),
                        ta.data, tw.data, itw.data, pp["scale"], np.uint32(inst0), np.uint32(n))
 

@@ -1,13 +1,14 @@
-## Products by number-theoretic transform over p = 2^64 - 2^32 + 1 (see blocks/ntt.mako).
+## Products by number-theoretic transform (see blocks/ntt.mako for the two fields: the prime
+## 2^64 - 2^32 + 1 on 16-bit digits, or one of three 31-bit primes on 32-bit digits).
 ##
 ## A batch of transforms of length N = 2^L lies flat in `x`, instance after instance. One
-## launch of ntt_pass runs RB radix-2 stages of every transform: the points of a group lie
+## launch of ntt_pass runs RB levels of every transform: the points of a group lie
 ## S = 2^(H-RB) apart inside blocks of 2^H, a work-group holds G groups (G*R points) in local
 ## memory, so every pass reads and writes each point once. Several passes make a long
 ## transform; a short one is a single pass.
 ##
 ## What a pass does is a set of flags, in this order:
-##   LOAD  points are the 16-bit digits of an operand (limbs in, zero beyond `dcount`), else x
+##   LOAD  points are the digits of an operand (limbs in, zero beyond `dcount`), else x
 ##   FWD   forward stages
 ##   MID   the pointwise product with a's transform (`other`) times 1/N (`scale`)
 ##   INV   inverse stages
@@ -66,7 +67,7 @@ ${field_defs(FIELD, P, PINV)}
     barrier(CLK_LOCAL_MEM_FENCE);
 </%def>
 __kernel __attribute__((reqd_work_group_size(${WG}, 1, 1)))
-void ntt_pass(__global pt_t *x, __global const uint *limbs, ulong stride, uint m, uint dcount,
+void ntt_pass(__global pt_t *x, __global const uint *limbs, ulong stride, uint dcount,
               __global const uint *limbs_b, ulong stride_b, uint dcount_b,
               __global const pt_t *other, __global const pt_t *tw, __global const pt_t *itw,
               pt_t scale, uint inst0, uint n)
