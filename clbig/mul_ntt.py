@@ -56,6 +56,7 @@ FIELDS = {
     "m31x3": Field("m31x3", (2013265921, 1811939329, 469762049), 32, 26, 4),
 }
 STRIDED_GROUPS = 8       # groups per work-group in strided passes: 64-byte contiguous runs
+SCRATCH_MAX = 256 << 20  # largest scratch buffer kept between calls (per slot, of 6)
 
 
 def default_field(ctx=None, ma: int = 0, mb: int = 0, bits: int = 0) -> str:
@@ -186,6 +187,21 @@ def _pass_kernel(ctx, fp, L, H, RB, G, **flags):
             wg //= 2
 
 
+def _scratch(ctx, slot: str, count: int, dtype) -> cla.Array:
+    """A device array of `count` elements for this context's scratch `slot`, reused from call to
+    call (the queue is in order, so the next call's kernels run after this one's). Division
+    makes dozens of products in a row: fresh buffers each time cost NVIDIA's driver an
+    allocation on first use, which left the GPU idle between kernels."""
+    nbytes = max(count, 1) * np.dtype(dtype).itemsize
+    if nbytes > min(SCRATCH_MAX, int(ctx.device.global_mem_size) // 32):
+        return cla.empty(ctx.queue, max(count, 1), dtype)   # big: its kernels dwarf the allocation
+    pool = ctx.__dict__.setdefault("_ntt_scratch", {})
+    buf = pool.get(slot)
+    if buf is None or buf.dtype != dtype or buf.size < count:
+        buf = pool[slot] = cla.empty(ctx.queue, max(count, 1), dtype)
+    return buf
+
+
 def _chunk(ctx, n: int, N: int, step: int, bytes_per_point: int) -> int:
     """Instances per round: the chunk's transforms within a quarter of device memory and
     its largest allocation, a multiple of `step` (instances per work-group of the last pass)."""
@@ -201,10 +217,10 @@ def mul(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int, field:
     if why:
         raise DoesNotFit(f"ntt: {why}")
     mr = P.ceil_div(bits, 32)
-    X = cla.empty(ctx.queue, (n, mr), np.uint32)
     if n == 0:
-        return X
-    Y = cla.empty(ctx.queue, (n, mr), np.uint32)
+        return cla.empty(ctx.queue, (n, mr), np.uint32)
+    X = _scratch(ctx, "X", n * mr, np.uint32)
+    Y = _scratch(ctx, "Y", n * mr, np.uint32)
     L, da, db = transform_log(ma, mb, bits, f.name)
     N = 1 << L
     twist = twisted(ctx, L, da, db, f.word)
@@ -213,8 +229,8 @@ def mul(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int, field:
     step = max(1, (plan[last][2] << plan[last][1]) // N)
     nres = len(f.primes)
     chunk = _chunk(ctx, n, N, step, f.word * (nres + (last > 0)))
-    ta = cla.empty(ctx.queue, chunk * N if last else 1, f.dtype)   # a's transform, between passes
-    res = [cla.empty(ctx.queue, chunk * N, f.dtype) for _ in range(nres)]
+    ta = _scratch(ctx, "a", chunk * N if last else 1, f.dtype)   # a's transform, between passes
+    res = [_scratch(ctx, f"r{i}", chunk * N, f.dtype) for i in range(nres)]
     per_prime = []
     for prime in f.primes:
         fp = _field_params(f, prime)
