@@ -26,11 +26,14 @@ import pyopencl.array as cla
 from . import plan as P
 from .render import DoesNotFit, kernel, launch
 
-# Untuned first choices (no GPU here); CLBIG_DIVBC_SINGLE, CLBIG_DIVBC_Q, CLBIG_DIVBC_ITEMS
-# override them for tuning. A step costs each work-item Q multiply-adds plus a fixed part (the
-# barrier, the exchange, the top item's estimate): larger Q amortizes that part, up to what
-# the registers hold (2Q limbs and the unrolled chains).
-SINGLE_MAX = 48   # window limbs one work-item holds alone: 2 * 48 registers of limbs
+# CLBIG_DIVBC_SINGLE, CLBIG_DIVBC_Q, CLBIG_DIVBC_ITEMS override these for tuning. A step costs
+# each work-item Q multiply-adds plus a fixed part (the barrier, the exchange, the top item's
+# estimate): larger Q amortizes that part, up to what the registers hold (2Q limbs and the
+# unrolled chains). H100, 2026-11-22 (python -m clbig.bench --ops div, 2^32-bit batches):
+# 2^11 bits (33-limb window) 6844 us alone in one work-item, 5168 us as 2 x 17 limbs, 5062 as
+# 4 x 9; 2^13 bits (129 limbs) 6878 us as 4 x 33, 7459 as 8 x 17, 9771 as 16 x 9.
+SINGLE_MAX = 16   # window limbs one work-item holds alone
+Q_SMALL = 17      # window limbs per work-item for windows of up to 4 * Q_SMALL limbs
 Q_MAX = 33        # window limbs per work-item when C > 1: the window of a divisor of 2^k
                   # limbs (2^k + 1) then splits into 2^(k-5) items or just under, which fill
                   # whole SIMD groups on GPUs where 32 would give 2^(k-5) + 1 (17, 129 items)
@@ -44,7 +47,7 @@ def shape(mv: int):
     single = P.env_ints("CLBIG_DIVBC_SINGLE", (SINGLE_MAX,))[0]
     if k0 + 1 <= single:
         return k0, k0 + 1, 1
-    q_max = max(Q_MIN, P.env_ints("CLBIG_DIVBC_Q", (Q_MAX,))[0])
+    q_max = max(Q_MIN, P.env_ints("CLBIG_DIVBC_Q", (Q_SMALL if k0 + 1 <= 4 * Q_SMALL else Q_MAX,))[0])
     c = P.ceil_div(k0 + 1, q_max)
     q = max(Q_MIN, P.ceil_div(k0 + 1, c))
     return c * q - 1, q, c
