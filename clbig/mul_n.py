@@ -17,9 +17,8 @@ import json
 import os
 from pathlib import Path
 
-from . import mul_basecase, mul_ntt
+from . import mul_basecase, mul_ntt, mul_ssa
 from . import plan as P
-from .render import DoesNotFit
 
 ALGORITHMS = ("classical", "ntt", "ssa")
 # H100, 2026-11-22 (bench/results/mul-algos-h100-2026-11-22-twisted.log): batches of 2^32 bits,
@@ -57,22 +56,19 @@ def crossovers(ctx) -> dict:
     return got
 
 
-def _ssa():
-    try:
-        from . import mul_ssa
-    except ImportError:
-        return None
-    return mul_ssa
-
-
 def why_not(ctx, algorithm: str, ma: int, mb: int, bits: int) -> str | None:
     """None when `algorithm` can run this product on this device, else the reason."""
     if algorithm == "classical":
         return None
-    if algorithm == "ntt":
-        return mul_ntt.supports(ctx, ma, mb, bits)
-    ssa = _ssa()
-    return "SSA is not available in this build" if ssa is None else ssa.supports(ctx, ma, mb, bits)
+    module = mul_ntt if algorithm == "ntt" else mul_ssa
+    return module.supports(ctx, ma, mb, bits)
+
+
+def check_algorithm(algorithm: str) -> str:
+    if algorithm not in ("auto",) + ALGORITHMS:
+        raise ValueError(f"unknown multiplication algorithm {algorithm!r}; choose from auto, "
+                         + ", ".join(ALGORITHMS))
+    return algorithm
 
 
 def few(ctx, n: int) -> bool:
@@ -81,7 +77,7 @@ def few(ctx, n: int) -> bool:
     return n < 4 * int(ctx.device.max_compute_units)
 
 
-def choose(ctx, ma: int, mb: int, bits: int, n: int = 1 << 30) -> str:
+def choose(ctx, ma: int, mb: int, bits: int, n: int = 1 << 30, ssa: bool = True) -> str:
     m = min(ma, mb, P.ceil_div(bits, 32)) * 32
     x = crossovers(ctx)
     suffix = "_few" if few(ctx, n) else ""
@@ -90,14 +86,11 @@ def choose(ctx, ma: int, mb: int, bits: int, n: int = 1 << 30) -> str:
         prefer = ["ntt", "ssa", "classical"]
     if m >= x["ssa_from_bits" + suffix]:
         prefer = ["ssa", "ntt", "classical"]
-    return next(a for a in prefer if why_not(ctx, a, ma, mb, bits) is None)
+    return next(a for a in prefer if (ssa or a != "ssa") and why_not(ctx, a, ma, mb, bits) is None)
 
 
 def mul(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int, algorithm: str = "auto"):
-    if algorithm not in ("auto",) + ALGORITHMS:
-        raise ValueError(f"unknown multiplication algorithm {algorithm!r}; choose from auto, "
-                         + ", ".join(ALGORITHMS))
-    if algorithm == "auto":
+    if check_algorithm(algorithm) == "auto":
         algorithm = choose(ctx, ma, mb, bits, n)
     else:
         why = why_not(ctx, algorithm, ma, mb, bits)
@@ -107,19 +100,12 @@ def mul(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int, algori
     if algorithm == "ntt":
         return mul_ntt.mul(ctx, a, sa, ma, b, sb, mb, n, bits)
     if algorithm == "ssa":
-        return _ssa().mul(ctx, a, sa, ma, b, sb, mb, n, bits, pointwise=pointwise)
+        return mul_ssa.mul(ctx, a, sa, ma, b, sb, mb, n, bits, pointwise=pointwise)
     return mul_basecase.mul(ctx, a, sa, ma, b, sb, mb, n, bits)
 
 
 def pointwise(ctx, a, sa, ma, b, sb, mb, n, bits):
-    """SSA's batch of pointwise products: classical or NTT by size, never SSA again at the
-    same size (its pieces are much shorter than its operands, so recursion would end, but a
-    batch engine is what the pieces want)."""
-    m = min(ma, mb, P.ceil_div(bits, 32)) * 32
-    key = "ntt_from_bits_few" if few(ctx, n) else "ntt_from_bits"
-    if m >= crossovers(ctx)[key] and mul_ntt.supports(ctx, ma, mb, bits) is None:
-        try:
-            return mul_ntt.mul(ctx, a, sa, ma, b, sb, mb, n, bits)
-        except DoesNotFit:
-            pass
-    return mul_basecase.mul(ctx, a, sa, ma, b, sb, mb, n, bits)
+    """SSA's batch of pointwise products: classical or NTT as auto would pick, never SSA
+    again (its pieces are much shorter than its operands, so recursion would end, but a batch
+    engine is what the pieces want)."""
+    return mul(ctx, a, sa, ma, b, sb, mb, n, bits, choose(ctx, ma, mb, bits, n, ssa=False))

@@ -22,6 +22,8 @@ the scan addition (clbig.add_n).
 """
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pyopencl.array as cla
 
@@ -65,7 +67,6 @@ def default_field(ctx=None, ma: int = 0, mb: int = 0, bits: int = 0) -> str:
     (batches of 2^32 bits: 19.2 against 31.9 ms at 2^15 bits, 29.0 against 49.5 at 2^17),
     the 64-bit prime once passes must go through global memory three times over (2^18: 46.9
     against 50.1 ms; one 2^24-bit product 1.3 against 2.6 ms)."""
-    import os
     forced = os.environ.get("CLBIG_NTT_FIELD")
     if forced or ctx is None:
         return forced or "gl"
@@ -97,8 +98,9 @@ def _max_points(ctx, word: int = 8) -> int:
 
 
 def supports(ctx, ma: int, mb: int, bits: int, field: str | None = None) -> str | None:
-    """None when this device can run the product, else why not."""
-    f = FIELDS[field or default_field()]
+    """None when this device can run the product (over `field`, by default the one `mul`
+    picks), else why not."""
+    f = FIELDS[field or default_field(ctx, ma, mb, bits)]
     L, _, _ = transform_log(ma, mb, bits, f.name)
     if L > f.max_log:
         return f"a transform of 2^{L} points exceeds the 2^{f.max_log} these primes allow"

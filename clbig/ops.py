@@ -120,21 +120,14 @@ def compare(a, b, which: str = "cmp") -> np.ndarray:
 
 
 # -- multiplication -----------------------------------------------------------------------
-def _check_algorithm(algorithm):
-    from . import mul_n
-    if algorithm not in ("auto",) + mul_n.ALGORITHMS:
-        raise ValueError(f"unknown multiplication algorithm {algorithm!r}; choose from auto, "
-                         + ", ".join(mul_n.ALGORITHMS))
-    return mul_n
-
-
 def mul(a, b, algorithm: str = "auto"):
     """Exact a * b; the result's capacity is a.bits + b.bits. Two plain ints give an int.
 
     algorithm: "auto" (by size and device, see `python -m clbig tune`), or "classical",
     "ntt", "ssa" to force one; a forced algorithm that cannot run the size on this device
     raises ValueError saying why."""
-    mul_n = _check_algorithm(algorithm)
+    from . import mul_n
+    mul_n.check_algorithm(algorithm)   # before any operand is uploaded
     if _is_scalar(a) and _is_scalar(b):  # one product of two plain integers gives an int
         return mul([a], [b], algorithm).tolist()[0]
     a, b, n, sa, sb = operands(a, b)
@@ -145,7 +138,8 @@ def mul(a, b, algorithm: str = "auto"):
 
 def mul_low(a, b, bits: int | None = None, algorithm: str = "auto") -> BigIntArray:
     """(a * b) mod 2**bits, bits defaulting to max(a.bits, b.bits): the wrap-around product."""
-    mul_n = _check_algorithm(algorithm)
+    from . import mul_n
+    mul_n.check_algorithm(algorithm)
     a, b, n, sa, sb = operands(a, b)
     bits = max(a.bits, b.bits) if bits is None else _check_bits(bits)
     out = mul_n.mul(a.ctx, a.data.data, sa, a.m, b.data.data, sb, b.m, n, bits, algorithm)
