@@ -81,11 +81,15 @@ def _select(selector):
     if selector is None:
         selector = os.environ.get("CLBIG_DEVICE") or None
     if selector is None:
-        for kind in ("GPU", "CPU"):
+        for kind in ("GPU", "CPU", None):
             for d, info in zip(devs, infos):
-                if info.type == kind and _compiles(d):
+                if kind in (None, info.type) and _compiles(d):
                     return d
-        return devs[0]
+        listing = "\n".join(f"  [{i.index}] {i.label} ({i.type})" for i in infos)
+        raise RuntimeError(
+            "no OpenCL device here can build a kernel:\n" + listing + "\nPoCL 3.0 from PyPI fails "
+            "on CPUs its LLVM 14 does not know (AMD Zen 5, 'unknown target CPU generic'): install "
+            "your distribution's PoCL (Debian: apt-get install pocl-opencl-icd), or a GPU driver")
     if isinstance(selector, cl.Device):
         return selector
     if isinstance(selector, DeviceInfo):

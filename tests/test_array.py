@@ -1,4 +1,5 @@
 """BigIntArray construction and host exchange, devices() and Context selection / nesting."""
+import sys
 import gmpy2
 import numpy as np
 import pytest
@@ -141,14 +142,30 @@ def test_context_by_type(kind):
 
 
 def test_default_device_without_env(monkeypatch):
+    """The first GPU, else the first CPU, among the devices whose compiler works."""
+    D = sys.modules["clbig.devices"]   # clbig.devices is also the name of a function
     monkeypatch.delenv("CLBIG_DEVICE", raising=False)
     devs = clbig.devices()
-    gpus = [d for d in devs if d.type.upper() == "GPU"]
-    cpus = [d for d in devs if d.type.upper() == "CPU"]
+    works = [d for d, c in zip(devs, D._cl_devices()) if D._compiles(c)]
+    gpus = [d for d in works if d.type.upper() == "GPU"]
+    cpus = [d for d in works if d.type.upper() == "CPU"]
     expected = (gpus or cpus)[0] if (gpus or cpus) else None
     got = clbig.Context()
     if expected is not None:
         assert _dev_name(got) == expected.name
+
+
+def test_no_device_compiles_says_why(monkeypatch):
+    """A device list where no compiler works (PyPI's PoCL on an unknown CPU) fails at once with
+    the devices and the remedy, not at the first kernel build with the compiler's message."""
+    D = sys.modules["clbig.devices"]   # clbig.devices is also the name of a function
+    monkeypatch.delenv("CLBIG_DEVICE", raising=False)
+    monkeypatch.setattr(D, "_compiles", lambda dev: False)
+    with pytest.raises(RuntimeError, match="no OpenCL device here can build a kernel") as ei:
+        clbig.Context()
+    assert "pocl-opencl-icd" in str(ei.value)
+    for d in clbig.devices():
+        assert d.name in str(ei.value)
 
 
 def test_device_from_env(monkeypatch):
