@@ -6,11 +6,13 @@ stored value is below 2**bits: the limbs above `bits` are zero, which all kernel
 from __future__ import annotations
 
 import numbers
+import reprlib
 
 import gmpy2
 import numpy as np
 import pyopencl.array as cla
 
+from . import radix
 from .devices import Context, current_context
 
 LIMB_BITS = 32
@@ -23,19 +25,24 @@ def limbs_for(bits: int) -> int:
 _MPZ = type(gmpy2.mpz(0))
 
 
+def _show(v) -> str:
+    """v for an error message: printing a huge int would itself raise (int_max_str_digits)."""
+    return str(v) if abs(v).bit_length() <= 64 else f"of {abs(v).bit_length()} bits"
+
+
 def _check_value(i, v):
     if isinstance(v, (bool, np.bool_)) or not isinstance(v, (numbers.Integral, _MPZ)):
-        raise TypeError(f"element {i}: expected a non-negative integer, got {type(v).__name__} {v!r}")
+        raise TypeError(f"element {i}: expected a non-negative integer, got {type(v).__name__} {reprlib.repr(v)}")
     if not isinstance(v, (int, _MPZ)):
         v = int(v)   # numpy integers and other Integrals; an mpz stays one: converting a
                      # 2^27-bit mpz to int costs ~15 ms and it has bit_length and to_bytes too
     if v < 0:
-        raise ValueError(f"element {i}: negative value {v} (clbig holds unsigned integers)")
+        raise ValueError(f"element {i}: negative value {_show(v)} (clbig holds unsigned integers)")
     return v
 
 
-def ints_to_limbs(values, bits: int | None = None) -> tuple[np.ndarray, int]:
-    """Validate `values` and lay them out as an (n, m) uint32 matrix; returns (limbs, bits)."""
+def checked(values, bits: int | None = None) -> tuple[list, int]:
+    """Validate `values` (see _check_value) against `bits`; returns (values, bits)."""
     vals = [_check_value(i, v) for i, v in enumerate(values)]
     need = max((v.bit_length() for v in vals), default=0)
     if bits is None:
@@ -47,6 +54,12 @@ def ints_to_limbs(values, bits: int | None = None) -> tuple[np.ndarray, int]:
         if need > bits:
             i = next(i for i, v in enumerate(vals) if v.bit_length() > bits)
             raise OverflowError(f"element {i}: value of {vals[i].bit_length()} bits does not fit bits={bits}")
+    return vals, bits
+
+
+def ints_to_limbs(values, bits: int | None = None) -> tuple[np.ndarray, int]:
+    """Validate `values` and lay them out as an (n, m) uint32 matrix; returns (limbs, bits)."""
+    vals, bits = checked(values, bits)
     m = limbs_for(bits)
     raw = b"".join(v.to_bytes(4 * m, "little") for v in vals)
     return np.frombuffer(raw, dtype="<u4").reshape(len(vals), m).astype(np.uint32, copy=False), bits
@@ -93,6 +106,8 @@ class BigIntArray:
         raise TypeError(f"to_limbs: dtype must be uint32 or uint64, not {dtype}")
 
     def tolist(self) -> list[int]:
+        if radix.worth_it(self.bits) and len(self):
+            return radix.download(self.ctx, self.data)
         return limbs_to_ints(self.to_limbs())
 
     def __iter__(self):
@@ -103,8 +118,11 @@ class BigIntArray:
             n = len(self)
             if not -n <= i < n:
                 raise IndexError(f"index {i} out of range for a batch of {n}")
-            return self.tolist()[i] if n < 2 else limbs_to_ints(self.data[i % n:i % n + 1].get(queue=self.ctx.queue))[0]
+            return self.tolist()[i] if n < 2 else self[i % n:i % n + 1].tolist()[0]
         if isinstance(i, slice):
+            start, stop, step = i.indices(len(self))
+            if step == 1 and stop > start:   # rows stay on the device
+                return BigIntArray(self.ctx, self.data[start:stop].copy(queue=self.ctx.queue), self.bits)
             rows = self.to_limbs()[i]
             return from_limbs(rows, bits=self.bits, ctx=self.ctx)
         raise TypeError(f"BigIntArray indices must be integers or slices, not {type(i).__name__}")
@@ -209,8 +227,12 @@ def array(values, bits: int | None = None, ctx: Context | None = None) -> BigInt
         values = list(values)
     except TypeError:
         raise TypeError(f"clbig.array expects an iterable of integers, got {type(values).__name__}") from None
-    limbs, bits = ints_to_limbs(values, bits)
-    return _upload(ctx or current_context(), limbs, bits)
+    vals, bits = checked(values, bits)
+    ctx = ctx or current_context()
+    if vals and radix.worth_it(bits) and all(type(v) is int for v in vals):
+        return BigIntArray(ctx, radix.upload(ctx, vals, limbs_for(bits)), bits)
+    limbs, bits = ints_to_limbs(vals, bits)
+    return _upload(ctx, limbs, bits)
 
 
 def from_limbs(limbs, bits: int | None = None, ctx: Context | None = None) -> BigIntArray:

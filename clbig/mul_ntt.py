@@ -174,7 +174,7 @@ def _twiddles(ctx, f: Field, prime: int, L: int):
 
 
 _NIL = dict(L=1, H=1, RB=1, G=1, WG=1, LOAD=False, FWD=False, MID=False, INV=False, BOTH=False,
-            TWIST=False)
+            TWIST=False, KEEP=1 << 40)
 
 
 def _pass_kernel(ctx, fp, L, H, RB, G, **flags):
@@ -230,6 +230,13 @@ def mul(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int, field:
     last = len(plan) - 1
     step = max(1, (plan[last][2] << plan[last][1]) // N)
     nres = len(f.primes)
+    # coefficients the limbs of the result read (the CRT kernel: c_j..c_j-2 for limb j; the
+    # carry kernel: c_2j+1..c_2j-4): the last pass stores no others. The 64-bit field's
+    # twisted halves meet in a kernel of their own, which reads every coefficient.
+    keep = min(N, mr * 32 // f.digit_bits)
+    if twist and f.name == "gl":
+        keep = N
+    fin = dict(KEEP=keep) if keep < N else {}
     chunk = _chunk(ctx, n, N, step, f.word * (nres + (last > 0)))
     ta = _scratch(ctx, "a", chunk * N if last else 1, f.dtype)   # a's transform, between passes
     res = [_scratch(ctx, f"r{i}", chunk * N, f.dtype) for i in range(nres)]
@@ -239,16 +246,20 @@ def mul(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int, field:
         per_prime.append(dict(
             tw=_twiddles(ctx, f, prime, L), scale=f.dtype(_roots(f, prime, L)[2]),
             fwd=[_pass_kernel(ctx, fp, L, *hrg, LOAD=i == 0, FWD=True) for i, hrg in enumerate(plan[:last])],
-            inv=[_pass_kernel(ctx, fp, L, *hrg, INV=True) for hrg in plan[:last]],
+            inv=[_pass_kernel(ctx, fp, L, *hrg, INV=True, **(fin if i == 0 else {}))
+                 for i, hrg in enumerate(plan[:last])],
             a_last=None if last == 0 else _pass_kernel(ctx, fp, L, *plan[last], FWD=True),
             b_last=_pass_kernel(ctx, fp, L, *plan[last], BOTH=last == 0, TWIST=twist, FWD=True,
-                                MID=True, INV=True),
-            join=twist and kernel(ctx, "ntt.cl.mako", "ntt_last", **dict(_NIL, KERNEL="last", L=L, **fp))))
+                                MID=True, INV=True, **(fin if last == 0 else {})),
+            join=twist and f.name == "gl" and kernel(ctx, "ntt.cl.mako", "ntt_last",
+                                                      **dict(_NIL, KERNEL="last", L=L, **fp))))
     fp0 = _field_params(f, f.primes[0])
     if f.name == "gl":
         finish = kernel(ctx, "ntt.cl.mako", "ntt_carry", **dict(_NIL, KERNEL="carry", L=L, **fp0))
-    else:
-        finish = kernel(ctx, "ntt.cl.mako", "ntt_crt", **dict(_NIL, KERNEL="crt", L=L, **fp0))
+        finish_args = [r.data for r in res]
+    else:   # the twisted halves meet in the CRT kernel
+        finish = kernel(ctx, "ntt.cl.mako", "ntt_crt", **dict(_NIL, KERNEL="crt", L=L, TWIST=twist, **fp0))
+        finish_args = [r.data for r in res] + [pp["tw"][1].data for pp in per_prime]
     for inst0 in range(0, n, chunk):
         count = min(chunk, n - inst0)
         rows = P.ceil_div(count, step) * step
@@ -264,7 +275,7 @@ def mul(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int, field:
 
             if last == 0:   # one launch: a's digits, b's digits, the product
                 run(pp["b_last"], plan[0], tb, a, sa, da, b, sb, db)
-                if twist:
+                if pp["join"]:
                     launch(ctx, pp["join"], P.ceil_div(rows * (N // 2), 256), 256, tb.data,
                            itw.data, np.uint32(rows))
             else:
@@ -276,7 +287,7 @@ def mul(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int, field:
                 run(pp["b_last"], plan[last], tb)
             for i in range(last - 1, -1, -1):
                 run(pp["inv"][i], plan[i], tb)
-        launch(ctx, finish, P.ceil_div(count * mr, 256), 256, *[r.data for r in res], X.data, Y.data,
+        launch(ctx, finish, P.ceil_div(count * mr, 256), 256, *finish_args, X.data, Y.data,
                np.uint32(mr), np.uint32(inst0), np.uint32(count))
     out, _ = add_n.addsub(ctx, "add", X.data, mr, mr, Y.data, mr, mr, n, bits)
     return out

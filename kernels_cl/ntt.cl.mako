@@ -115,7 +115,13 @@ void ntt_pass(__global pt_t *x, __global const uint *limbs, ulong stride, uint d
     for (uint f = tid; f < ${PTS}u; f += ${WG}u) {
         const uint gl = f % ${G}u, i = f / ${G}u;
         const uint inst = inst_base + (g0 + gl) / ${N // R}u;
-        x[(size_t)inst * ${N}u + ${elem("gl", "i")}] = X[f];
+        const uint e = ${elem("gl", "i")};
+% if KEEP < N:
+        /* the last pass keeps only the coefficients the product's limbs use (of each half
+           when twisted) */
+        if ((e & ${(N // 2 if TWIST else N) - 1}u) >= ${KEEP}u) continue;
+% endif
+        x[(size_t)inst * ${N}u + e] = X[f];
     }
 }
 
@@ -191,14 +197,37 @@ inline uint crt_mul(uint a, uint b, uint q, uint qinv)
 
 inline uint crt_sub(uint a, uint b, uint q) { return a >= b ? a - b : a + q - b; }
 
+% if TWIST:
+/* Coefficient k of a transform made as two twisted halves (u, v): the last inverse level,
+   u + v w^-k or, in the upper half, u - v w^-k (see KERNEL "last"), done here instead of in
+   a pass of its own over the whole transform. */
+inline uint residue(__global const uint *r, __global const uint *itw, int k, uint q, uint qinv)
+{
+    const int h = k & ${N // 2 - 1};
+    const uint u = r[h], v = crt_mul(r[h + ${N // 2}], itw[h], q, qinv);
+    if (k < ${N // 2}) { const uint s = u + v; return min(s, s - q); }
+    return crt_sub(u, v, q);
+}
+#define RES(i, k) residue(r##i, itw##i, k, P##i, PINV##i)
+% else:
+#define RES(i, k) r##i[k]
+% endif
+#define P1 ${P1}u
+#define P2 ${P2}u
+#define P3 ${P3}u
+#define PINV1 ${pinv(P1)}u
+#define PINV2 ${pinv(P2)}u
+#define PINV3 ${pinv(P3)}u
+
 inline void coef(__global const uint *r1, __global const uint *r2, __global const uint *r3,
+                 __global const uint *itw1, __global const uint *itw2, __global const uint *itw3,
                  int k, uint *w0, uint *w1, uint *w2)
 {
     if (k < 0 || k >= ${N}) { *w0 = 0; *w1 = 0; *w2 = 0; return; }
-    const uint t1 = r1[k];
+    const uint t1 = RES(1, k);
     const uint t1q2 = t1 >= ${P2}u ? t1 - ${P2}u : t1;           /* P1 < 2 P2 */
-    const uint t2 = crt_mul(crt_sub(r2[k], t1q2, ${P2}u), ${C12}u, ${P2}u, ${pinv(P2)}u);
-    const uint d3 = crt_mul(crt_sub(r3[k], t1 % ${P3}u, ${P3}u), ${C13}u, ${P3}u, ${pinv(P3)}u);
+    const uint t2 = crt_mul(crt_sub(RES(2, k), t1q2, ${P2}u), ${C12}u, ${P2}u, ${pinv(P2)}u);
+    const uint d3 = crt_mul(crt_sub(RES(3, k), t1 % ${P3}u, ${P3}u), ${C13}u, ${P3}u, ${pinv(P3)}u);
     const uint t3 = crt_mul(crt_sub(d3, t2 % ${P3}u, ${P3}u), ${C23}u, ${P3}u, ${pinv(P3)}u);
     /* c = t1 + P1 t2 + P1 P2 t3 < 2^91, as three words */
     const ulong s = (ulong)t1 + (ulong)${P1}u * t2 + (ulong)${P12 & 0xFFFFFFFF}u * t3;   /* < 2^63 */
@@ -208,6 +237,7 @@ inline void coef(__global const uint *r1, __global const uint *r2, __global cons
 }
 
 __kernel void ntt_crt(__global const uint *r1, __global const uint *r2, __global const uint *r3,
+                      __global const uint *itw1, __global const uint *itw2, __global const uint *itw3,
                       __global uint *X, __global uint *Y, uint mr, uint inst0, uint count)
 {
     const ulong gid = get_global_id(0);
@@ -215,9 +245,9 @@ __kernel void ntt_crt(__global const uint *r1, __global const uint *r2, __global
     const uint inst = (uint)(gid / mr), j = (uint)(gid % mr);
     const size_t base = (size_t)inst * ${N}u;
     uint a0, a1, a2, b0, b1, b2, c0, c1, c2;
-    coef(r1 + base, r2 + base, r3 + base, (int)j, &a0, &a1, &a2);
-    coef(r1 + base, r2 + base, r3 + base, (int)j - 1, &b0, &b1, &b2);
-    coef(r1 + base, r2 + base, r3 + base, (int)j - 2, &c0, &c1, &c2);
+    coef(r1 + base, r2 + base, r3 + base, itw1, itw2, itw3, (int)j, &a0, &a1, &a2);
+    coef(r1 + base, r2 + base, r3 + base, itw1, itw2, itw3, (int)j - 1, &b0, &b1, &b2);
+    coef(r1 + base, r2 + base, r3 + base, itw1, itw2, itw3, (int)j - 2, &c0, &c1, &c2);
     const ulong t = (ulong)a0 + b1 + c2;
     const size_t row = (size_t)(inst0 + inst) * mr;
     X[row + j] = (uint)t;

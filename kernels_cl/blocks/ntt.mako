@@ -46,14 +46,16 @@ inline ulong gl_mul(ulong a, ulong b)
 ## stored times R, so m31_mul(x, w R) = x w with no conversion of the data.
 <%def name="m31_defs(P, PINV)">
 #define M_P ${P}u
-inline uint m31_add(uint a, uint b) { uint s = a + b; return s >= M_P ? s - M_P : s; }
-inline uint m31_sub(uint a, uint b) { return a >= b ? a - b : a + M_P - b; }
+/* For x < 2p < 2^32, min(x, x - p) is x mod p: x - p wraps above x exactly when x < p. One
+   unsigned min instead of a compare and a select. */
+inline uint m31_add(uint a, uint b) { const uint s = a + b; return min(s, s - M_P); }
+inline uint m31_sub(uint a, uint b) { const uint d = a - b; return min(d, d + M_P); }
 inline uint m31_mul(uint a, uint b)
 {
     const ulong t = (ulong)a * b;
     const uint m = (uint)t * ${PINV}u;                 /* -p^-1 mod 2^32 */
     const uint u = (uint)((t + (ulong)m * M_P) >> 32); /* t + m p < 2^63 */
-    return u >= M_P ? u - M_P : u;
+    return min(u, u - M_P);
 }
 </%def>
 

@@ -1,0 +1,66 @@
+## Re-cutting between CPython's base-2^30 digits and 32-bit limbs (see clbig/pyint.py), and the
+## exact bit length of each row, so a result's int can be allocated at its final size. One
+## work-item per output word in the re-cuts: reads and writes are coalesced at every size.
+<%namespace file="blocks/common.mako" import="header"/>
+${header()}
+#define DIGIT_BITS 30
+#define DIGIT_MASK 0x3FFFFFFFu
+
+% if KERNEL == "digits_to_limbs":
+/* Row `inst` has nd[inst] digits from d + off[inst]; limb j is bits [32j, 32j+32), which
+   start in digit 32j/30 and reach at most two digits further. */
+__kernel void digits_to_limbs(__global const uint *d, __global const ulong *off,
+                              __global const uint *nd, __global limb_t *r, uint n)
+{
+    const size_t gid = get_global_id(0);
+    if (gid >= (size_t)n * ${M}u) return;
+    const size_t inst = gid / ${M}u;
+    const ulong bit = (ulong)(gid % ${M}u) * 32u, i = bit / DIGIT_BITS;
+    const ulong cnt = nd[inst];
+    __global const uint *p = d + off[inst];
+    ulong w = 0;
+    if (i < cnt) w = p[i];
+    if (i + 1 < cnt) w |= (ulong)p[i + 1] << DIGIT_BITS;
+    if (i + 2 < cnt) w |= (ulong)p[i + 2] << (2 * DIGIT_BITS);
+    r[gid] = (limb_t)(w >> (uint)(bit % DIGIT_BITS));
+}
+% elif KERNEL == "limbs_to_digits":
+/* Row inst of r gets the ${ND} digits of row inst of a (m limbs, stride sa). */
+__kernel void limbs_to_digits(__global const limb_t *a, ulong sa, __global uint *r, uint n)
+{
+    const size_t gid = get_global_id(0);
+    if (gid >= (size_t)n * ${ND}u) return;
+    const size_t inst = gid / ${ND}u;
+    const ulong bit = (ulong)(gid % ${ND}u) * DIGIT_BITS, j = bit >> 5;
+    __global const limb_t *p = a + inst * sa;
+    ulong w = 0;
+    if (j < ${M}u) w = p[j];
+    if (j + 1 < ${M}u) w |= (ulong)p[j + 1] << 32;
+    r[gid] = (uint)(w >> (uint)(bit & 31u)) & DIGIT_MASK;
+}
+% else:
+/* One work-group per row: rounds of ${WG} limbs from the top down until one is non-zero.
+   A product or a sum stops in the first round; a row of zeros reads every limb once. */
+__kernel __attribute__((reqd_work_group_size(${WG}, 1, 1)))
+void bit_length(__global const limb_t *a, ulong sa, __global ulong *bits)
+{
+    const uint t = get_local_id(0);
+    const size_t inst = get_group_id(0);
+    __global const limb_t *p = a + inst * sa;
+    __local int top;
+    for (long base = ${M}; base > 0; base -= ${WG}) {
+        if (t == 0) top = -1;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        const long j = base - 1 - (long)t;
+        if (j >= 0 && p[j]) atomic_max(&top, (int)j);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        const int found = top;
+        barrier(CLK_LOCAL_MEM_FENCE);       /* everyone has read `top` before it is reset */
+        if (found >= 0) {
+            if (t == 0) bits[inst] = (ulong)found * 32u + 32u - clz(p[found]);
+            return;
+        }
+    }
+    if (t == 0) bits[inst] = 0;
+}
+% endif
