@@ -93,7 +93,7 @@ def transform_log(ma: int, mb: int, bits: int, field: str | None = None) -> tupl
 
 def _max_points(ctx, word: int = 8) -> int:
     cap = P.env_ints("CLBIG_NTT_POINTS", (4096 * 8 // word,))[0]
-    fit = (ctx.local_mem - 256) // word
+    fit = (ctx.local_mem - 256) // word * 32 // 33   # one spare word every 32 (blocks/ntt.mako)
     return 1 << (min(cap, fit).bit_length() - 1)
 
 
@@ -156,32 +156,43 @@ def _roots(f: Field, prime: int, L: int) -> tuple[int, int, int]:
 
 
 def _twiddles(ctx, f: Field, prime: int, L: int):
-    """w^k and w^-k for k < N/2 (times R for Montgomery), made on the device once per prime,
-    length and context."""
+    """(w^k, w^-k for k < N/2, and the same as per-level runs; see blocks/ntt.mako), times R
+    for Montgomery, made on the device once per prime, length and context."""
     cache = ctx.__dict__.setdefault("_ntt_twiddles", {})
     key = (prime, L)
     if key not in cache:
         w, wi, _ = _roots(f, prime, L)
         half = max(1, 1 << (L - 1))
-        k = kernel(ctx, "ntt.cl.mako", "ntt_twiddles", **dict(_NIL, KERNEL="twiddles", **_field_params(f, prime)))
-        tabs = []
+        fp = dict(_NIL, L=L, **_field_params(f, prime))
+        k = kernel(ctx, "ntt.cl.mako", "ntt_twiddles", **dict(fp, KERNEL="twiddles"))
+        gather = kernel(ctx, "ntt.cl.mako", "ntt_level_twiddles", **dict(fp, KERNEL="level_twiddles"))
+        count = (1 << min(L, LEVEL_TABLES)) - 1
+        tabs, levels = [], []
         for root in (w, wi):
             t = cla.empty(ctx.queue, half, f.dtype)
             k(ctx.queue, (P.ceil_div(half, 64) * 64,), (64,), t.data, np.uint64(root), np.uint32(half))
+            lt = cla.empty(ctx.queue, max(1, count), f.dtype)
+            gather(ctx.queue, (P.ceil_div(count, 64) * 64,), (64,), lt.data, t.data, np.uint32(count))
             tabs.append(t)
-        cache[key] = tuple(tabs)
+            levels.append(lt)
+        cache[key] = tuple(tabs + levels)
     return cache[key]
 
 
 _NIL = dict(L=1, H=1, RB=1, G=1, WG=1, LOAD=False, FWD=False, MID=False, INV=False, BOTH=False,
-            TWIST=False, KEEP=1 << 40)
+            TWIST=False, KEEP=1 << 40, W=0, WI=0, KMAX=4, LT=1)
+
+#: levels below this have per-level twiddle tables (blocks/ntt.mako: 2^LT - 1 words)
+LEVEL_TABLES = 15
 
 
 def _pass_kernel(ctx, fp, L, H, RB, G, **flags):
     wg = min(P.env_ints("CLBIG_NTT_ITEMS", (256,))[0], ctx.max_items, max(1, (G << RB) // 4))
+    kmax = P.env_ints("CLBIG_NTT_KMAX", (4,))[0]   # levels per register chunk above the lowest
     while True:
         try:
-            params = dict(_NIL, KERNEL="pass", L=L, H=H, RB=RB, G=G, WG=wg, **fp, **flags)
+            params = dict(_NIL, KERNEL="pass", L=L, H=H, RB=RB, G=G, WG=wg, KMAX=kmax,
+                          LT=LEVEL_TABLES, **fp, **flags)
             return kernel(ctx, "ntt.cl.mako", "ntt_pass", wg, **params), wg
         except DoesNotFit:
             if wg == 1:
@@ -242,7 +253,8 @@ def mul(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int, field:
     res = [_scratch(ctx, f"r{i}", chunk * N, f.dtype) for i in range(nres)]
     per_prime = []
     for prime in f.primes:
-        fp = _field_params(f, prime)
+        w, wi, _ = _roots(f, prime, L)
+        fp = dict(_field_params(f, prime), W=w, WI=wi)
         per_prime.append(dict(
             tw=_twiddles(ctx, f, prime, L), scale=f.dtype(_roots(f, prime, L)[2]),
             fwd=[_pass_kernel(ctx, fp, L, *hrg, LOAD=i == 0, FWD=True) for i, hrg in enumerate(plan[:last])],
@@ -264,14 +276,15 @@ def mul(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int, field:
         count = min(chunk, n - inst0)
         rows = P.ceil_div(count, step) * step
         for pp, tb in zip(per_prime, res):
-            tw, itw = pp["tw"]
+            tw, itw, ltw, iltw = pp["tw"]
 
             def run(k_wg, hrg, buf, src=None, stride=0, dc=0, src_b=None, stride_b=0, dc_b=0):
                 (k, wg), (H, RB, G) = k_wg, hrg
                 launch(ctx, k, rows * N // (G << RB), wg, buf.data, ta.data if src is None else src,
                        np.uint64(stride), np.uint32(dc),
                        ta.data if src_b is None else src_b, np.uint64(stride_b), np.uint32(dc_b),
-                       ta.data, tw.data, itw.data, pp["scale"], np.uint32(inst0), np.uint32(n))
+                       ta.data, tw.data, itw.data, ltw.data, iltw.data, pp["scale"], np.uint32(inst0),
+                       np.uint32(n))
 
             if last == 0:   # one launch: a's digits, b's digits, the product
                 run(pp["b_last"], plan[0], tb, a, sa, da, b, sb, db)

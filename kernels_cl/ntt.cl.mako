@@ -17,18 +17,29 @@
 ## forward stages into registers, then b's, the pointwise product and the inverse).
 ## ntt_carry turns the inverse transform's coefficients back into two limb vectors whose sum
 ## is the product (the caller adds them with the scan addition).
-<%namespace file="blocks/ntt.mako" import="field_defs, stages"/>
+<%namespace file="blocks/ntt.mako" import="field_defs, npad_defs, stages"/>
 <%
     R = 1 << RB
     S = 1 << (H - RB)
     PTS = G * R
     N = 1 << L
+    def consts(inverse):
+        """Twiddle j of level l as a C literal: w^(j 2^(L-1-l)), times 2^32 mod p for the
+        Montgomery arithmetic of the 31-bit primes."""
+        def c(l, j):
+            p = P if FIELD != "gl" else 2**64 - 2**32 + 1
+            v = pow(WI if inverse else W, j << (L - 1 - l), p)
+            return "%du" % (v * 2**32 % p) if FIELD != "gl" else "%dul" % v
+        return c
 %>
 ${field_defs(FIELD, P, PINV)}
+${npad_defs()}
 
 % if KERNEL == "pass":
 <%def name="elem(gl, i)">((((g0 + ${gl}) % ${S}u) + (((g0 + ${gl}) / ${S}u) % ${N // (S * R)}u) * ${S * R}u) + (${i}) * ${S}u)</%def>
 ## X[f] for every point f of the group: an operand's digits (LOAD) or the points in x.
+## point f = i G + gl of the group in local memory (blocks/ntt.mako: one spare word every 32)
+<%def name="XF(f)">X[NPAD((${f}) / ${G}u) * ${G}u + (${f}) % ${G}u]</%def>
 <%def name="load_points(src, stride, dcount, digits)">
     for (uint f = tid; f < ${PTS}u; f += ${WG}u) {
         const uint gl = f % ${G}u, i = f / ${G}u;
@@ -59,9 +70,9 @@ ${field_defs(FIELD, P, PINV)}
             v = F_MUL(u, tw[de]);
         }
   % endif
-        X[f] = v;
+        ${XF("f")} = v;
 % else:
-        X[f] = x[(size_t)inst * ${N}u + e];
+        ${XF("f")} = x[(size_t)inst * ${N}u + e];
 % endif
     }
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -70,9 +81,9 @@ __kernel __attribute__((reqd_work_group_size(${WG}, 1, 1)))
 void ntt_pass(__global pt_t *x, __global const uint *limbs, ulong stride, uint dcount,
               __global const uint *limbs_b, ulong stride_b, uint dcount_b,
               __global const pt_t *other, __global const pt_t *tw, __global const pt_t *itw,
-              pt_t scale, uint inst0, uint n)
+              __global const pt_t *ltw, __global const pt_t *iltw, pt_t scale, uint inst0, uint n)
 {
-    __local pt_t X[${PTS}];
+    __local pt_t X[${G * (R + (R - 1) // 32)}];
     const uint tid = get_local_id(0);
     /* groups are numbered across the whole batch: a block of 2^H never straddles two
        instances, since 2^H divides N */
@@ -83,34 +94,34 @@ void ntt_pass(__global pt_t *x, __global const uint *limbs, ulong stride, uint d
     /* the whole product in one launch: a's transform waits in registers (point f = tid + k WG
        of the group in st[k]) while b's is made in local memory */
     ${load_points("limbs", "stride", "dcount", True)}
-    ${stages("X", "tw", L, H, RB, G, WG, "tid", elem, False)}
+    ${stages("X", "tw", "ltw", L, H, RB, G, WG, "tid", elem, False, consts(False), KMAX, LT)}
     pt_t st[${PTS // WG}];
   % for k in range(PTS // WG):
-    st[${k}] = X[tid + ${k * WG}u];
+    st[${k}] = ${XF("tid + %du" % (k * WG))};
   % endfor
     barrier(CLK_LOCAL_MEM_FENCE);
     ${load_points("limbs_b", "stride_b", "dcount_b", True)}
-    ${stages("X", "tw", L, H, RB, G, WG, "tid", elem, False)}
+    ${stages("X", "tw", "ltw", L, H, RB, G, WG, "tid", elem, False, consts(False), KMAX, LT)}
   % for k in range(PTS // WG):
-    X[tid + ${k * WG}u] = F_MUL(F_MUL(X[tid + ${k * WG}u], st[${k}]), scale);
+    ${XF("tid + %du" % (k * WG))} = F_MUL(F_MUL(${XF("tid + %du" % (k * WG))}, st[${k}]), scale);
   % endfor
     barrier(CLK_LOCAL_MEM_FENCE);
 % else:
     ${load_points("limbs", "stride", "dcount", LOAD)}
   % if FWD:
-    ${stages("X", "tw", L, H, RB, G, WG, "tid", elem, False)}
+    ${stages("X", "tw", "ltw", L, H, RB, G, WG, "tid", elem, False, consts(False), KMAX, LT)}
   % endif
   % if MID:
     for (uint f = tid; f < ${PTS}u; f += ${WG}u) {
         const uint gl = f % ${G}u, i = f / ${G}u;
         const uint inst = inst_base + (g0 + gl) / ${N // R}u;
-        X[f] = F_MUL(F_MUL(X[f], other[(size_t)inst * ${N}u + ${elem("gl", "i")}]), scale);
+        ${XF("f")} = F_MUL(F_MUL(${XF("f")}, other[(size_t)inst * ${N}u + ${elem("gl", "i")}]), scale);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
   % endif
 % endif
 % if INV:
-    ${stages("X", "itw", L, H, RB, G, WG, "tid", elem, True)}
+    ${stages("X", "itw", "iltw", L, H, RB, G, WG, "tid", elem, True, consts(True), KMAX, LT)}
 % endif
     for (uint f = tid; f < ${PTS}u; f += ${WG}u) {
         const uint gl = f % ${G}u, i = f / ${G}u;
@@ -121,7 +132,7 @@ void ntt_pass(__global pt_t *x, __global const uint *limbs, ulong stride, uint d
            when twisted) */
         if ((e & ${(N // 2 if TWIST else N) - 1}u) >= ${KEEP}u) continue;
 % endif
-        x[(size_t)inst * ${N}u + e] = X[f];
+        x[(size_t)inst * ${N}u + e] = ${XF("f")};
     }
 }
 
@@ -253,6 +264,17 @@ __kernel void ntt_crt(__global const uint *r1, __global const uint *r2, __global
     X[row + j] = (uint)t;
     if (j + 1u < mr) Y[row + j + 1u] = (uint)(t >> 32);
     if (j == 0u) Y[row] = 0u;
+}
+
+% elif KERNEL == "level_twiddles":
+## Level l's twiddles w^(k 2^(L-1-l)), k < 2^l, gathered from the half-length table into one
+## run per level (at 2^l - 1), so a stage's items read consecutive words.
+__kernel void ntt_level_twiddles(__global pt_t *ltw, __global const pt_t *tw, uint count)
+{
+    const uint x = get_global_id(0);
+    if (x >= count) return;
+    const uint l = 31u - clz(x + 1u);
+    ltw[x] = tw[(size_t)(x + 1u - (1u << l)) << (${L - 1}u - l)];
 }
 
 % elif KERNEL == "twiddles" and FIELD != "gl":

@@ -1,5 +1,6 @@
 """NTT multiplication under Oclgrind (run by oclgrind_cases.py), over both fields: the one-pass
-kernel with several instances per work-group, and the strided multi-pass path forced by few
+kernel with several instances per work-group, one long enough for chunks of levels above the
+lowest five, and the strided multi-pass path forced by few
 points (the CRT kernel with the three primes)."""
 import os
 
@@ -21,6 +22,8 @@ def run(wide_ctx, small_ctx, guarded, check, values):
         os.environ["CLBIG_NTT_FIELD"] = field
         try:
             guarded(f"ntt {field} one pass", products, wide_ctx, f"ntt {field} one pass", 200, 100, 3, check, values)
+            # 2^7 / 2^8 points: the register chunks above the lowest five levels
+            guarded(f"ntt {field} chunks", products, wide_ctx, f"ntt {field} chunks", 2048, 2000, 2, check, values)
             os.environ["CLBIG_NTT_POINTS"] = "16"
             guarded(f"ntt {field} passes", products, wide_ctx, f"ntt {field} passes", 600, 560, 2, check, values)
             tw_bits = 250 if field == "gl" else 500      # 16 digits a side: two twisted halves of 16

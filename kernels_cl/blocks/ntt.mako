@@ -77,72 +77,98 @@ typedef uint pt_t;
 </%def>
 
 ## Stages over points held in local memory. The points of `G` independent groups are
-## interleaved, point i of group gl at X[i*G + gl], so that a group's points, which lie `S`
-## apart in the transform, load coalesced across consecutive groups. `elem(gl, i)` gives the
-## C expression of the point's index in the whole transform (for its twiddle).
+## interleaved, point i of group gl at X[NPAD(i)*G + gl], so that a group's points, which lie
+## `S` apart in the transform, load coalesced across consecutive groups. `elem(gl, i)` gives
+## the C expression of the point's index in the whole transform (for its twiddle).
 ##
 ## Forward: decimation in frequency, natural order in, bit-reversed order out, levels of
 ## half-length 2^(H-1) down to 2^(H-RB). Inverse: decimation in time, bit-reversed in,
 ## natural out, 2^(H-RB) up to 2^(H-1). So neither direction needs a permutation pass.
-## Levels go two at a time (radix 4: four points through registers, one local round trip and
-## one barrier for two levels, three twiddles for four butterflies), an odd one alone.
-<%def name="stages(X, tw, L, H, RB, G, WG, tid, elem, inverse)">
+##
+## Levels go in chunks through registers: a work-item loads the 2^k points of one chunk's
+## butterflies (2^s apart), runs its k levels, and stores them: one local round trip and one
+## barrier per chunk. The lowest chunk takes 5 levels (or all), each item holding 32
+## consecutive points: with one spare word every 32 (NPAD) those loads hit 32 distinct banks,
+## and the chunks above start at stride 2^5, where consecutive items read consecutive words.
+## (Radix-4 chunks at strides 1..16 hit the same bank up to 4 times.) The other chunks take up
+## to KMAX levels. Twiddles: level l's from a table of its own (`ltw`, w^(k 2^(L-1-l)) at
+## 2^l - 1 + k), so that consecutive items read consecutive words; where the chunk starts at
+## level 0 of the transform they are the same for every item and are written into the kernel
+## as constants (w^0 = 1 needs no product at all). Levels from LT up (only in the strided
+## passes of long transforms) read the half-length table `tw` as before.
+<%def name="npad_defs()">
+#define NPAD(i) ((i) + ((i) >> 5))
+</%def>
+
+<%def name="stages(X, tw, ltw, L, H, RB, G, WG, tid, elem, inverse, consts, KMAX, LT)">
 <%
-    levels = list(range(H - RB, H)) if inverse else list(range(H - 1, H - RB - 1, -1))
-    steps = []
-    while levels:
-        if len(levels) >= 2:
-            steps.append(("r4", min(levels[0], levels[1])))
-            levels = levels[2:]
-        else:
-            steps.append(("r2", levels[0]))
-            levels = []
+    k0 = min(5, RB)
+    rest = RB - k0
+    chunks = [(0, k0)]
+    if rest:
+        parts = -(-rest // KMAX)
+        s0 = k0
+        for c in range(parts):
+            k = -(-(RB - s0) // (parts - c))
+            chunks.append((s0, k))
+            s0 += k
+    if not inverse:
+        chunks = chunks[::-1]
 %>
-% for kind, l in steps:
-<%  s = l - (H - RB) %>
-  % if kind == "r2":
-    for (uint _t = ${tid}; _t < ${G * (1 << (RB - 1))}u; _t += ${WG}u) {
+% for s, k in chunks:
+<%
+    l0 = s + H - RB
+    K = 1 << k
+    bits = list(range(k)) if inverse else list(range(k - 1, -1, -1))
+%>
+    for (uint _t = ${tid}; _t < ${G * (1 << (RB - k))}u; _t += ${WG}u) {
         const uint _gl = _t % ${G}u, _p = _t / ${G}u;
-        const uint _i = ((_p >> ${s}) << ${s + 1}) | (_p & ${(1 << s) - 1}u), _j = _i + ${1 << s}u;
-        const pt_t _w = ${tw}[(${elem("_gl", "_i")} & ${(1 << l) - 1}ul) << ${L - 1 - l}];
-        const pt_t _u = ${X}[_i * ${G}u + _gl], _v = ${X}[_j * ${G}u + _gl];
-    % if inverse:
-        const pt_t _vw = F_MUL(_v, _w);
-        ${X}[_i * ${G}u + _gl] = F_ADD(_u, _vw);
-        ${X}[_j * ${G}u + _gl] = F_SUB(_u, _vw);
-    % else:
-        ${X}[_i * ${G}u + _gl] = F_ADD(_u, _v);
-        ${X}[_j * ${G}u + _gl] = F_MUL(F_SUB(_u, _v), _w);
-    % endif
-    }
-  % else:
-## the pair's levels: half-lengths 2^lo and 2^hi = 2^(lo+1)
-<%  lo, hi = l, l + 1 %>
-    for (uint _t = ${tid}; _t < ${G * (1 << (RB - 2))}u; _t += ${WG}u) {
-        const uint _gl = _t % ${G}u, _p = _t / ${G}u;
-        const uint _i = ((_p >> ${s}) << ${s + 2}) | (_p & ${(1 << s) - 1}u);
-        const uint _e = ${elem("_gl", "_i")};
-        const pt_t _wlo = ${tw}[(_e & ${(1 << lo) - 1}ul) << ${L - 1 - lo}];
-        const pt_t _whi0 = ${tw}[(_e & ${(1 << hi) - 1}ul) << ${L - 1 - hi}];
-        const pt_t _whi1 = ${tw}[((_e + ${1 << lo}u) & ${(1 << hi) - 1}ul) << ${L - 1 - hi}];
-        pt_t _p0 = ${X}[_i * ${G}u + _gl], _p1 = ${X}[(_i + ${1 << s}u) * ${G}u + _gl];
-        pt_t _p2 = ${X}[(_i + ${2 << s}u) * ${G}u + _gl], _p3 = ${X}[(_i + ${3 << s}u) * ${G}u + _gl];
-        pt_t _a, _b;
-    % if inverse:
-        _b = F_MUL(_p1, _wlo); _p1 = F_SUB(_p0, _b); _p0 = F_ADD(_p0, _b);
-        _b = F_MUL(_p3, _wlo); _p3 = F_SUB(_p2, _b); _p2 = F_ADD(_p2, _b);
-        _b = F_MUL(_p2, _whi0); _p2 = F_SUB(_p0, _b); _p0 = F_ADD(_p0, _b);
-        _b = F_MUL(_p3, _whi1); _p3 = F_SUB(_p1, _b); _p1 = F_ADD(_p1, _b);
-    % else:
-        _a = F_ADD(_p0, _p2); _p2 = F_MUL(F_SUB(_p0, _p2), _whi0); _p0 = _a;
-        _a = F_ADD(_p1, _p3); _p3 = F_MUL(F_SUB(_p1, _p3), _whi1); _p1 = _a;
-        _a = F_ADD(_p0, _p1); _p1 = F_MUL(F_SUB(_p0, _p1), _wlo); _p0 = _a;
-        _a = F_ADD(_p2, _p3); _p3 = F_MUL(F_SUB(_p2, _p3), _wlo); _p2 = _a;
-    % endif
-        ${X}[_i * ${G}u + _gl] = _p0; ${X}[(_i + ${1 << s}u) * ${G}u + _gl] = _p1;
-        ${X}[(_i + ${2 << s}u) * ${G}u + _gl] = _p2; ${X}[(_i + ${3 << s}u) * ${G}u + _gl] = _p3;
-    }
+        const uint _i = ((_p >> ${s}) << ${s + k}) | (_p & ${(1 << s) - 1}u);
+  % if l0 > 0:
+        const uint _el = (uint)((${elem("_gl", "_i")}) & ${(1 << l0) - 1}u);
   % endif
+        pt_t _v[${K}];
+  % for r in range(K):
+        _v[${r}] = ${X}[NPAD(_i + ${r << s}u) * ${G}u + _gl];
+  % endfor
+  % for b in bits:
+<%
+    l = l0 + b
+%>
+    % for j in range(1 << b):
+<%
+    if l0 == 0:
+        w = consts(l, j) if j else None          # a constant, or 1
+    elif l < LT:
+        w = "%s[%du + _el + %du]" % (ltw, (1 << l) - 1, j << l0)
+    else:
+        w = "%s[(_el + %du) << %d]" % (tw, j << l0, L - 1 - l)
+%>
+      % if w is not None:
+        const pt_t _w${b}_${j} = ${w};
+      % endif
+    % endfor
+    % for r in range(K):
+      % if not (r >> b) & 1:
+<%
+    r2 = r | (1 << b)
+    j = r & ((1 << b) - 1)
+    one = l0 == 0 and j == 0
+%>
+        % if inverse:
+        { const pt_t _b = ${"_v[%d]" % r2 if one else "F_MUL(_v[%d], _w%d_%d)" % (r2, b, j)};
+          _v[${r2}] = F_SUB(_v[${r}], _b); _v[${r}] = F_ADD(_v[${r}], _b); }
+        % else:
+        { const pt_t _a = F_ADD(_v[${r}], _v[${r2}]), _d = F_SUB(_v[${r}], _v[${r2}]);
+          _v[${r2}] = ${"_d" if one else "F_MUL(_d, _w%d_%d)" % (b, j)}; _v[${r}] = _a; }
+        % endif
+      % endif
+    % endfor
+  % endfor
+  % for r in range(K):
+        ${X}[NPAD(_i + ${r << s}u) * ${G}u + _gl] = _v[${r}];
+  % endfor
+    }
     barrier(CLK_LOCAL_MEM_FENCE);
 % endfor
 </%def>
