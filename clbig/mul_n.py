@@ -21,12 +21,12 @@ from . import mul_basecase, mul_ntt, mul_ssa
 from . import plan as P
 
 ALGORITHMS = ("classical", "ntt", "ssa")
-# H100, 2026-11-22 (bench/results/mul-algos-h100-2026-11-22-twisted.log): batches of 2^32 bits,
-# classical against NTT 13.8/15.8 ms at 2^14 bits, 23.2/17.1 at 2^15, 34.8/19.1 at 2^16,
-# 72.1/27.2 at 2^17, 153.0/33.3 at 2^18; one product, classical 0.56/1.11 ms against NTT
-# 1.10/1.21 at 2^18/2^19 bits, 2.20 against 1.21 at 2^20. SSA lost to the NTT at every size
-# measured, so auto takes it only where the NTT cannot run.
-DEFAULT_CROSSOVERS = {"ntt_from_bits": 1 << 15, "ntt_from_bits_few": 1 << 20,
+# H100, 2026-11-22 (bench/results/mul-algos-h100-2026-11-22-chunks.log, ntt-chunks-*): batches
+# of 2^32 bits, classical against NTT 6.98/12.8 ms at 2^13 bits, 13.8/13.8 at 2^14, then the
+# NTT only (14.0 ms at 2^17 where classical took 72.1); one product, classical 0.55/1.10 ms
+# against NTT 0.40/0.90 at 2^18/2^19 bits. SSA lost to the NTT at every size measured, so auto
+# takes it only where the NTT cannot run.
+DEFAULT_CROSSOVERS = {"ntt_from_bits": 1 << 15, "ntt_from_bits_few": 1 << 18,
                       "ssa_from_bits": 1 << 62, "ssa_from_bits_few": 1 << 62}
 
 

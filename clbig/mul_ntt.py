@@ -180,7 +180,7 @@ def _twiddles(ctx, f: Field, prime: int, L: int):
 
 
 _NIL = dict(L=1, H=1, RB=1, G=1, WG=1, LOAD=False, FWD=False, MID=False, INV=False, BOTH=False,
-            TWIST=False, KEEP=1 << 40, W=0, WI=0, KMAX=4, LT=1)
+            TWIST=False, KEEP=1 << 40, W=0, WI=0, KMAX=4, LT=1, K0=5)
 
 #: levels below this have per-level twiddle tables (blocks/ntt.mako: 2^LT - 1 words)
 LEVEL_TABLES = 15
@@ -188,11 +188,16 @@ LEVEL_TABLES = 15
 
 def _pass_kernel(ctx, fp, L, H, RB, G, **flags):
     wg = min(P.env_ints("CLBIG_NTT_ITEMS", (256,))[0], ctx.max_items, max(1, (G << RB) // 4))
-    kmax = P.env_ints("CLBIG_NTT_KMAX", (4,))[0]   # levels per register chunk above the lowest
+    # levels of the lowest register chunk and of those above it (blocks/ntt.mako). H100: 5 and 4
+    # for 32-bit points (2^17-bit batches 14.1 ms; 3 and 3: 14.9); 3 and 3 for 64-bit ones,
+    # whose 32-point chunks cost registers (one 2^28-bit product 5.8 ms; 5 and 4: 8.3 ms)
+    wide = fp.get("FIELD") == "gl"
+    k0 = P.env_ints("CLBIG_NTT_K0", (3 if wide else 5,))[0]
+    kmax = P.env_ints("CLBIG_NTT_KMAX", (3 if wide else 4,))[0]
     while True:
         try:
             params = dict(_NIL, KERNEL="pass", L=L, H=H, RB=RB, G=G, WG=wg, KMAX=kmax,
-                          LT=LEVEL_TABLES, **fp, **flags)
+                          LT=LEVEL_TABLES, K0=k0, **fp, **flags)
             return kernel(ctx, "ntt.cl.mako", "ntt_pass", wg, **params), wg
         except DoesNotFit:
             if wg == 1:

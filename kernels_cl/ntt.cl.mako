@@ -94,14 +94,14 @@ void ntt_pass(__global pt_t *x, __global const uint *limbs, ulong stride, uint d
     /* the whole product in one launch: a's transform waits in registers (point f = tid + k WG
        of the group in st[k]) while b's is made in local memory */
     ${load_points("limbs", "stride", "dcount", True)}
-    ${stages("X", "tw", "ltw", L, H, RB, G, WG, "tid", elem, False, consts(False), KMAX, LT)}
+    ${stages("X", "tw", "ltw", L, H, RB, G, WG, "tid", elem, False, consts(False), KMAX, LT, K0)}
     pt_t st[${PTS // WG}];
   % for k in range(PTS // WG):
     st[${k}] = ${XF("tid + %du" % (k * WG))};
   % endfor
     barrier(CLK_LOCAL_MEM_FENCE);
     ${load_points("limbs_b", "stride_b", "dcount_b", True)}
-    ${stages("X", "tw", "ltw", L, H, RB, G, WG, "tid", elem, False, consts(False), KMAX, LT)}
+    ${stages("X", "tw", "ltw", L, H, RB, G, WG, "tid", elem, False, consts(False), KMAX, LT, K0)}
   % for k in range(PTS // WG):
     ${XF("tid + %du" % (k * WG))} = F_MUL(F_MUL(${XF("tid + %du" % (k * WG))}, st[${k}]), scale);
   % endfor
@@ -109,7 +109,7 @@ void ntt_pass(__global pt_t *x, __global const uint *limbs, ulong stride, uint d
 % else:
     ${load_points("limbs", "stride", "dcount", LOAD)}
   % if FWD:
-    ${stages("X", "tw", "ltw", L, H, RB, G, WG, "tid", elem, False, consts(False), KMAX, LT)}
+    ${stages("X", "tw", "ltw", L, H, RB, G, WG, "tid", elem, False, consts(False), KMAX, LT, K0)}
   % endif
   % if MID:
     for (uint f = tid; f < ${PTS}u; f += ${WG}u) {
@@ -121,7 +121,7 @@ void ntt_pass(__global pt_t *x, __global const uint *limbs, ulong stride, uint d
   % endif
 % endif
 % if INV:
-    ${stages("X", "itw", "iltw", L, H, RB, G, WG, "tid", elem, True, consts(True), KMAX, LT)}
+    ${stages("X", "itw", "iltw", L, H, RB, G, WG, "tid", elem, True, consts(True), KMAX, LT, K0)}
 % endif
     for (uint f = tid; f < ${PTS}u; f += ${WG}u) {
         const uint gl = f % ${G}u, i = f / ${G}u;

@@ -87,7 +87,7 @@ typedef uint pt_t;
 ##
 ## Levels go in chunks through registers: a work-item loads the 2^k points of one chunk's
 ## butterflies (2^s apart), runs its k levels, and stores them: one local round trip and one
-## barrier per chunk. The lowest chunk takes 5 levels (or all), each item holding 32
+## barrier per chunk. The lowest chunk takes K0 = 5 levels (or all), each item holding 32
 ## consecutive points: with one spare word every 32 (NPAD) those loads hit 32 distinct banks,
 ## and the chunks above start at stride 2^5, where consecutive items read consecutive words.
 ## (Radix-4 chunks at strides 1..16 hit the same bank up to 4 times.) The other chunks take up
@@ -100,9 +100,9 @@ typedef uint pt_t;
 #define NPAD(i) ((i) + ((i) >> 5))
 </%def>
 
-<%def name="stages(X, tw, ltw, L, H, RB, G, WG, tid, elem, inverse, consts, KMAX, LT)">
+<%def name="stages(X, tw, ltw, L, H, RB, G, WG, tid, elem, inverse, consts, KMAX, LT, K0)">
 <%
-    k0 = min(5, RB)
+    k0 = min(K0, RB)
     rest = RB - k0
     chunks = [(0, k0)]
     if rest:
