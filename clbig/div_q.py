@@ -107,11 +107,20 @@ def schedule(nf: int, K: int):
     return steps
 
 
-def reference_inverse(v: int, mu: int, mv: int, limb_bits: int = LIMB) -> int:
+def fraction_limbs(mu: int, lmin: int, limb_bits: int = LIMB) -> int:
+    """nf, the inverse's fraction limbs, for mu-limb dividends and divisors of at least lmin
+    bits: the least with u^ < B^(K+nf-1) (step 3), i.e. one limb more than the longest
+    quotient. Full-length divisors need about mu - mv + 1 limbs, not mu + 1: half the
+    inverse's work and a shorter u*W when the divisor is half the dividend."""
+    return max(1, mu + 1 - lmin // limb_bits)
+
+
+def reference_inverse(v: int, mu: int, mv: int, limb_bits: int = LIMB, nf: int | None = None) -> int:
     """Pure-Python model of the device iteration (same integers, any limb size): the inverse
-    W ~ B^(K+mu+1) / v^ that divmod_arrays uses for a divisor v of mv limbs and mu-limb dividends."""
+    W ~ B^(K+nf) / v^ that divmod_arrays uses for a divisor v of mv limbs and mu-limb dividends
+    (nf = mu + 1 unless given)."""
     B = 1 << limb_bits
-    L, K, nf = v.bit_length(), max(mv, 2), mu + 1
+    L, K, nf = v.bit_length(), max(mv, 2), (mu + 1 if nf is None else nf)
 
     def prefix(p):
         s = limb_bits * p - L
@@ -192,10 +201,11 @@ def _limb_shift(ctx, x: cla.Array, n: int, limbs: int, left: bool, mr: int) -> c
 
 
 # -- the inverse ------------------------------------------------------------------------------
-def inverse(ctx, v, sv: int, mv: int, nv: int, lens: cla.Array, mu: int) -> cla.Array:
-    """W ~ B^(K+mu+1) / v^ for nv divisors (buffer v, stride sv, mv limbs; lens = bitlen(v)),
-    as an (nv, mu + 2) device array; equal to reference_inverse element by element."""
-    K, nf = max(mv, 2), mu + 1
+def inverse(ctx, v, sv: int, mv: int, nv: int, lens: cla.Array, mu: int, nf: int | None = None) -> cla.Array:
+    """W ~ B^(K+nf) / v^ for nv divisors (buffer v, stride sv, mv limbs; lens = bitlen(v)),
+    as an (nv, nf + 1) device array (nf = mu + 1 unless given); equal to reference_inverse
+    element by element."""
+    K, nf = max(mv, 2), (mu + 1 if nf is None else nf)
     prefixes = {}
 
     def prefix(p):  # floor(v * 2^(32p - L)): the top p limbs of the normalized divisor
@@ -322,7 +332,7 @@ def divmod_arrays(a: BigIntArray, b: BigIntArray, n: int, sa: int, sb: int, *,
             if stats is not None:
                 stats["algorithm"] = "basecase"
             return BigIntArray(ctx, q, a.bits), BigIntArray(ctx, r, b.bits)
-    q, r, down, up = _newton(ctx, a, b, n, sa, sb, lens, sl, w_offset, q_offset)
+    q, r, down, up = _newton(ctx, a, b, n, sa, sb, lens, sl, w_offset, q_offset, int(lens_host.min()))
     if stats is not None:
         stats.update(algorithm="newton", down=down, up=up)   # elements corrected by -1 / +1
     return q, r
@@ -335,11 +345,14 @@ def _no_basecase(ctx, mv: int) -> str:
             f"(use algorithm='newton' or 'auto')")
 
 
-def _newton(ctx, a, b, n, sa, sb, lens, sl, w_offset, q_offset):
+def _newton(ctx, a, b, n, sa, sb, lens, sl, w_offset, q_offset, lmin):
     mu, mv, nv = a.m, b.m, len(b)
-    # Inverse once per divisor (once for the whole batch when b broadcasts), then q0.
-    mq, nf = mu + 1, mu + 1
-    W = inverse(ctx, b.data.data, mv, mv, nv, lens, mu)
+    # Inverse once per divisor (once for the whole batch when b broadcasts), then q0. With
+    # nf below mu + 1, q0 can also be one too large (|e| u^ v may reach B^(K+nf)): the
+    # verified correction below allows one step either way.
+    nf = fraction_limbs(mu, lmin)
+    mq = min(mu + 1, nf + 1)      # q <= u/v < 2^(32 mu - lmin + 1) fits nf limbs; wide >= mu + 2
+    W = inverse(ctx, b.data.data, mv, mv, nv, lens, mu, nf)
     if w_offset:
         op = "add" if w_offset > 0 else "sub"
         W, _ = _addsub(ctx, op, W.data, nf + 1, nf + 1, _const(ctx, abs(w_offset), nf + 1).data, 0,

@@ -209,6 +209,30 @@ def test_model_error_bounds():
             for u in (rng.getrandbits(lb * mu), (mask(lb * mu) // v) * v, mask(lb * mu)):
                 q0 = (u * w) >> (lb * nf + L)
                 assert u // v - q0 in (0, 1), (lb, mu, mv, u, v)
+            # the shorter inverse of full-length batches (nf from the shortest divisor): the
+            # first quotient may then also be one too large, never further off
+            nf = div_q.fraction_limbs(mu, L, lb)
+            w = div_q.reference_inverse(v, mu, mv, limb_bits=lb, nf=nf)
+            e = base ** (K + nf) - w * vh
+            assert -vh < e < 2 * vh, (lb, mu, mv, v, nf)
+            for u in (rng.getrandbits(lb * mu), (mask(lb * mu) // v) * v, (mask(lb * mu) // v) * v - 1,
+                      mask(lb * mu)):
+                q0 = (u * w) >> (lb * nf + L)
+                assert u // v - q0 in (-1, 0, 1), (lb, mu, mv, u, v, nf)
+
+
+def test_short_inverse_near_multiples(rng):
+    """Full-length divisors take the short inverse (nf = mu - mv + 1 limbs); dividends just
+    below, at and above multiples of v, where a first quotient one off in either direction
+    is corrected on the device."""
+    ba, bb = 2048, 1024
+    ys = [rng.getrandbits(bb) | (1 << (bb - 1)) for _ in range(BATCH)]
+    pairs = []
+    for i, y in enumerate(ys):
+        k = rng.getrandbits(ba - bb) | 1
+        pairs.append((k * y + (i % 3) - 1, y))
+    assert div_q.fraction_limbs(64, bb) == 33
+    run_div(pairs, ba, bb, "short inverse near multiples", "newton")
 
 
 def test_correction_up(rng):
