@@ -28,8 +28,8 @@ def addsub(ctx, op: str, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits:
     mr, top, flag_limb, flag_bit = _flag_params(bits, want_flag)
     m_need = max(ma, mb, mr)
     if out is None:
-        out = cla.empty(ctx.queue, (n, mr), np.uint32)
-    flags = cla.empty(ctx.queue, (max(n, 1),), np.uint8) if want_flag else None
+        out = cla.empty(ctx.queue, (n, mr), np.uint32, allocator=ctx.allocator)
+    flags = cla.empty(ctx.queue, (max(n, 1),), np.uint8, allocator=ctx.allocator) if want_flag else None
     if n == 0:
         return out, (np.zeros(0, bool) if want_flag else None)
     flag_buf = flags.data if want_flag else out.data  # unused when FLAG_LIMB is None

@@ -213,7 +213,7 @@ class BigIntArray:
 
 
 def _upload(ctx: Context, limbs: np.ndarray, bits: int) -> BigIntArray:
-    data = cla.to_device(ctx.queue, np.ascontiguousarray(limbs, dtype=np.uint32))
+    data = cla.to_device(ctx.queue, np.ascontiguousarray(limbs, dtype=np.uint32), allocator=ctx.allocator)
     return BigIntArray(ctx, data, bits)
 
 

@@ -23,7 +23,7 @@ def compare3(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int) -> np.ndarra
         break
     else:
         raise RuntimeError(f"no comparison kernel fits this device for {max(ma, mb)} limbs")
-    out = cla.empty(ctx.queue, (n * pl.G,), np.uint8)
+    out = cla.empty(ctx.queue, (n * pl.G,), np.uint8, allocator=ctx.allocator)
     launch(ctx, k, pl.groups(n), pl.work_group, a, np.uint64(sa), b, np.uint64(sb), out.data, np.uint32(n))
     res = out.get(queue=ctx.queue).reshape(n, pl.G)
     if pl.G == 1:

@@ -7,6 +7,7 @@ import threading
 from dataclasses import dataclass
 
 import pyopencl as cl
+import pyopencl.tools as cl_tools
 
 
 @dataclass(frozen=True)
@@ -135,6 +136,13 @@ class Context:
                                      properties=cl.command_queue_properties.PROFILING_ENABLE)
         # Kernels and launch plans are memoized on this object (see clbig.render).
         self._programs: dict = {}
+        # Every device array clbig makes comes from a pool: a chain of products and additions
+        # frees and wants buffers of the same few sizes, and a fresh one costs NVIDIA's driver
+        # an allocation on first use while the GPU waits (a batch division by Newton spent a
+        # third of its time so). Not under Oclgrind, whose uninitialized-read check must see
+        # every buffer new.
+        pooled = "oclgrind" not in self.name.lower() and not os.environ.get("CLBIG_NO_POOL")
+        self.allocator = cl_tools.MemoryPool(cl_tools.ImmediateAllocator(self.queue)) if pooled else None
 
     @property
     def name(self) -> str:
@@ -153,6 +161,11 @@ class Context:
 
     def finish(self):
         self.queue.finish()
+
+    def free_memory(self):
+        """Give the device memory that clbig's pool holds for reuse back to the driver."""
+        if self.allocator is not None:
+            self.allocator.free_held()
 
 
 _local = threading.local()

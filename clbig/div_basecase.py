@@ -86,9 +86,9 @@ def divmod(ctx, u, su: int, mu: int, v, sv: int, mv: int, lens, sl: int, n: int,
     device array, stride sl), none zero. Raises DoesNotFit when no launch fits the device.
     stats, a dict, receives the launch plan and per instance the steps that took the slow
     path ("slow") and the add-backs ("addback") as numpy arrays."""
-    q = cla.empty(ctx.queue, (n, mu), np.uint32)
-    r = cla.empty(ctx.queue, (n, mv), np.uint32)
-    st = cla.empty(ctx.queue, (n, 2), np.uint32)
+    q = cla.empty(ctx.queue, (n, mu), np.uint32, allocator=ctx.allocator)
+    r = cla.empty(ctx.queue, (n, mv), np.uint32, allocator=ctx.allocator)
+    st = cla.empty(ctx.queue, (n, 2), np.uint32, allocator=ctx.allocator)
     for pl in plans(ctx, mv, n):
         wg = pl["IPB"] * pl["C"]
         try:

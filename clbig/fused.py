@@ -27,7 +27,7 @@ def six_add(a, b, bits: int | None = None) -> BigIntArray:
     """6a + 10b mod 2**bits by six chained additions in one kernel."""
     a, b, n, sa, sb, bits, mr, top = _setup(a, b, bits)
     ctx = a.ctx
-    out = cla.empty(ctx.queue, (n, mr), np.uint32)
+    out = cla.empty(ctx.queue, (n, mr), np.uint32, allocator=ctx.allocator)
     for pl in P.scan_plans(ctx, mr, n, chained=True):
         if pl.mode != "single":
             break
@@ -64,7 +64,7 @@ def poly(a, b, bits: int | None = None, fused: bool | None = None) -> BigIntArra
         from . import mul_n
         fused = mul_n.choose(ctx, mr, mr, bits, max(n, 1)) == "classical"
     if fused and a.m <= mr and b.m <= mr:
-        out = cla.empty(ctx.queue, (n, mr), np.uint32)
+        out = cla.empty(ctx.queue, (n, mr), np.uint32, allocator=ctx.allocator)
         for q in mul_basecase._q_options(mr):
             c = P.ceil_div(P.ceil_div(mr, q), 2) * 2
             ipi = c // 2

@@ -81,7 +81,7 @@ def mul(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int):
     """(a * b) mod 2**bits for n instances; returns an (n, ceil(bits/32)) device array."""
     mr = P.ceil_div(bits, 32)
     top = (1 << (bits % 32)) - 1 if bits % 32 else 0xFFFFFFFF
-    out = cla.empty(ctx.queue, (n, mr), np.uint32)
+    out = cla.empty(ctx.queue, (n, mr), np.uint32, allocator=ctx.allocator)
     if n == 0:
         return out
     common = dict(MA=ma, MB=mb, MR=mr, TOP_MASK=top)
@@ -118,7 +118,7 @@ def _mul_multi(ctx, a, sa, ma, b, sb, mb, n, bits, out, common):
     c = _chunks(mr, q, regions)
     ipi = c // 2
     wg = min(128, ctx.max_items, P.next_pow2(ipi))
-    spills = cla.zeros(ctx.queue, (n, mr), np.uint32)
+    spills = cla.zeros(ctx.queue, (n, mr), np.uint32, allocator=ctx.allocator)
     while True:
         try:
             k = kernel(ctx, "mul.cl.mako", "mul", wg, MODE="multi", Q=q, C=c, IPI=ipi, IPB=wg,

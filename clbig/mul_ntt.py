@@ -169,9 +169,9 @@ def _twiddles(ctx, f: Field, prime: int, L: int):
         count = (1 << min(L, LEVEL_TABLES)) - 1
         tabs, levels = [], []
         for root in (w, wi):
-            t = cla.empty(ctx.queue, half, f.dtype)
+            t = cla.empty(ctx.queue, half, f.dtype, allocator=ctx.allocator)
             k(ctx.queue, (P.ceil_div(half, 64) * 64,), (64,), t.data, np.uint64(root), np.uint32(half))
-            lt = cla.empty(ctx.queue, max(1, count), f.dtype)
+            lt = cla.empty(ctx.queue, max(1, count), f.dtype, allocator=ctx.allocator)
             gather(ctx.queue, (P.ceil_div(count, 64) * 64,), (64,), lt.data, t.data, np.uint32(count))
             tabs.append(t)
             levels.append(lt)
@@ -212,11 +212,11 @@ def _scratch(ctx, slot: str, count: int, dtype) -> cla.Array:
     allocation on first use, which left the GPU idle between kernels."""
     nbytes = max(count, 1) * np.dtype(dtype).itemsize
     if nbytes > min(SCRATCH_MAX, int(ctx.device.global_mem_size) // 32):
-        return cla.empty(ctx.queue, max(count, 1), dtype)   # big: its kernels dwarf the allocation
+        return cla.empty(ctx.queue, max(count, 1), dtype, allocator=ctx.allocator)   # big: its kernels dwarf the allocation
     pool = ctx.__dict__.setdefault("_ntt_scratch", {})
     buf = pool.get(slot)
     if buf is None or buf.dtype != dtype or buf.size < count:
-        buf = pool[slot] = cla.empty(ctx.queue, max(count, 1), dtype)
+        buf = pool[slot] = cla.empty(ctx.queue, max(count, 1), dtype, allocator=ctx.allocator)
     return buf
 
 
@@ -236,7 +236,7 @@ def mul(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int, field:
         raise DoesNotFit(f"ntt: {why}")
     mr = P.ceil_div(bits, 32)
     if n == 0:
-        return cla.empty(ctx.queue, (n, mr), np.uint32)
+        return cla.empty(ctx.queue, (n, mr), np.uint32, allocator=ctx.allocator)
     X = _scratch(ctx, "X", n * mr, np.uint32)
     Y = _scratch(ctx, "Y", n * mr, np.uint32)
     L, da, db = transform_log(ma, mb, bits, f.name)

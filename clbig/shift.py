@@ -11,7 +11,7 @@ from .render import kernel, launch
 def shift(ctx, a, sa: int, ma: int, n: int, k: int, left: bool, bits_out: int):
     """a << k (left) or a >> k, as an (n, ceil(bits_out/32)) device array."""
     mr = P.ceil_div(bits_out, 32)
-    out = cla.empty(ctx.queue, (n, mr), np.uint32)
+    out = cla.empty(ctx.queue, (n, mr), np.uint32, allocator=ctx.allocator)
     if n == 0:
         return out
     krn = kernel(ctx, "shift.cl.mako", "shift", MA=ma, MR=mr, LEFT=left)
