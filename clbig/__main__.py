@@ -155,7 +155,8 @@ def cmd_tune(args) -> int:
     ctx = clbig.Context(args.device)
     print(f"tuning multiplication on {ctx.name} (products checked against gmpy2)")
     res = tune.tune(ctx, quick=args.quick)
-    for key in ("ntt_from_bits", "ntt_from_bits_few", "ssa_from_bits", "ssa_from_bits_few"):
+    for key in ("ntt_from_bits", "ntt_from_bits_few", "ntt_from_bits_low", "ntt_from_bits_low_few",
+                "ssa_from_bits", "ssa_from_bits_few"):
         v = res[key]
         print(f"  {key:18s} {'never' if v >= 1 << 62 else f'2^{v.bit_length() - 1} bits'}")
     print(f"written to {res['file']}; algorithm='auto' uses them from now on")

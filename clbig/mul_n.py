@@ -6,7 +6,8 @@
 user-facing layer call this, never one algorithm directly, so they get the fastest one.
 
 "auto" goes by the bits of the smaller operand that take part (a product mod 2**bits reads
-only the low bits of each operand): classical below `ntt_from_bits`, the NTT from there, SSA
+only the low bits of each operand): classical below `ntt_from_bits` (`ntt_from_bits_low` for
+clipped products, `_few` for batches too small to fill the device), the NTT from there, SSA
 from `ssa_from_bits`, each only where it can run on this device. The crossovers come from
 `python -m clbig tune` for this device (a JSON file in the user's cache folder), else from the
 defaults below, measured on an NVIDIA H100 (bench/results/).
@@ -21,14 +22,17 @@ from . import mul_basecase, mul_ntt, mul_ssa
 from . import plan as P
 
 ALGORITHMS = ("classical", "ntt", "ssa")
-# H100, 2026-11-22 (bench/results/mul-algos-h100-2026-11-22-chunks.log, ntt-chunks-*): batches
-# of 2^32 bits, classical against NTT 6.98/12.8 ms at 2^13 bits, 13.8/13.8 at 2^14, then the
-# NTT only (14.0 ms at 2^17 where classical took 72.1); one product, classical 0.55/1.10 ms
-# against NTT 0.40/0.90 at 2^18/2^19 bits. SSA lost to the NTT at every size measured, so auto
+# Full products and clipped ones (mod 2^bits with bits at most about the longer operand: the
+# benchmarks' low half, division's steps) cross over apart: the classical product does half the
+# work for a low half, the NTT nearly all of it. H100, 2026-11-22 (`python -m clbig tune`,
+# bench/results/tune-h100-2026-11-22.log: 2^30-bit batches of full products, classical against
+# NTT 4.72/3.96 ms at 2^13 bits; one product 1.09/1.03 ms at 2^19; and the bench's 2^32-bit
+# batches of low halves, bench/results/mul-algos-h100-2026-11-22-chunks.log: 6.98/12.8 ms at
+# 2^13, 13.8/13.8 at 2^14, then the NTT). SSA lost to the NTT at every size measured, so auto
 # takes it only where the NTT cannot run.
-DEFAULT_CROSSOVERS = {"ntt_from_bits": 1 << 15, "ntt_from_bits_few": 1 << 18,
+DEFAULT_CROSSOVERS = {"ntt_from_bits": 1 << 13, "ntt_from_bits_few": 1 << 19,
+                      "ntt_from_bits_low": 1 << 15, "ntt_from_bits_low_few": 1 << 20,
                       "ssa_from_bits": 1 << 62, "ssa_from_bits_few": 1 << 62}
-
 
 def tuning_file() -> Path:
     """Where `python -m clbig tune` keeps its crossovers (CLBIG_TUNING_FILE overrides)."""
@@ -77,12 +81,17 @@ def few(ctx, n: int) -> bool:
     return n < 4 * int(ctx.device.max_compute_units)
 
 
+def clipped(ma: int, mb: int, bits: int) -> bool:
+    """A product mod 2^bits that keeps at most about the longer operand's limbs (a low half)."""
+    return P.ceil_div(bits, 32) <= max(ma, mb) + 1 < ma + mb
+
+
 def choose(ctx, ma: int, mb: int, bits: int, n: int = 1 << 30, ssa: bool = True) -> str:
     m = min(ma, mb, P.ceil_div(bits, 32)) * 32
     x = crossovers(ctx)
     suffix = "_few" if few(ctx, n) else ""
     prefer = ["classical"]
-    if m >= x["ntt_from_bits" + suffix]:
+    if m >= x["ntt_from_bits" + ("_low" if clipped(ma, mb, bits) else "") + suffix]:
         prefer = ["ntt", "ssa", "classical"]
     if m >= x["ssa_from_bits" + suffix]:
         prefer = ["ssa", "ntt", "classical"]

@@ -36,8 +36,9 @@ def _crossover(times: dict, fast: str, slow: str):
     return None
 
 
-def measure(ctx, sizes, n_of, progress=None):
-    """{log2 bits: {algorithm: seconds}} for full products of random operands."""
+def measure(ctx, sizes, n_of, progress=None, low=False):
+    """{log2 bits: {algorithm: seconds}} for full products of random operands (low: the low
+    half, mod 2^bits)."""
     import gmpy2
     from .array import from_limbs, limbs_to_ints
     rng = np.random.default_rng(1)
@@ -52,14 +53,15 @@ def measure(ctx, sizes, n_of, progress=None):
         for alg in mul_n.ALGORITHMS:
             if mul_n.why_not(ctx, alg, m, m, 2 * bits) or (alg == "classical" and n * m * m > 1 << 40):
                 continue
-            f = lambda: mul_n.mul(ctx, a.data.data, m, m, b.data.data, m, m, n, 2 * bits, alg)
+            width = bits if low else 2 * bits
+            f = lambda: mul_n.mul(ctx, a.data.data, m, m, b.data.data, m, m, n, width, alg)
             r = f()
             got = limbs_to_ints(r[0:1].get(queue=ctx.queue))[0]
-            if got != x * y:
+            if got != (x * y) % (1 << width):
                 raise RuntimeError(f"tune: {alg} gave a wrong product at 2^{lg} bits")
             out[lg][alg] = _time(ctx, f, 3)
             if progress:
-                progress(f"2^{lg} bits x {n}: {alg} {out[lg][alg] * 1e3:.3f} ms")
+                progress(f"2^{lg} bits x {n}{' low half' if low else ''}: {alg} {out[lg][alg] * 1e3:.3f} ms")
     return out
 
 
@@ -73,10 +75,14 @@ def tune(ctx=None, quick: bool = False, progress=print) -> dict:
     many = 4 * int(ctx.device.max_compute_units)
     batch = measure(ctx, batch_sizes, lambda bits: max(many, total // bits), progress)
     single = measure(ctx, few_sizes, lambda bits: 1, progress)
+    batch_low = measure(ctx, batch_sizes, lambda bits: max(many, total // bits), progress, low=True)
+    single_low = measure(ctx, few_sizes, lambda bits: 1, progress, low=True)
     never = 1 << 62
     found = {
         "ntt_from_bits": _crossover(batch, "ntt", "classical") or never,
         "ntt_from_bits_few": _crossover(single, "ntt", "classical") or never,
+        "ntt_from_bits_low": _crossover(batch_low, "ntt", "classical") or never,
+        "ntt_from_bits_low_few": _crossover(single_low, "ntt", "classical") or never,
         "ssa_from_bits": _crossover(batch, "ssa", "ntt") or never,
         "ssa_from_bits_few": _crossover(single, "ssa", "ntt") or never,
     }

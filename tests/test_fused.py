@@ -59,20 +59,20 @@ def test_too_big_for_a_group_falls_back(rng, small_ctx):
 
 
 def test_auto_poly_follows_the_products(monkeypatch, rng):
-    """auto fuses while the products are classical and goes product by product once they
-    would take the NTT (tuned crossovers lowered so that a small width crosses)."""
+    """auto fuses while the products (low halves) are classical and goes product by product
+    once they would take the NTT (tuned crossovers lowered so that a small width crosses)."""
     ctx = clbig.current_context()
     xs, ys = [rng.getrandbits(2048) for _ in range(3)], [rng.getrandbits(2048) for _ in range(3)]
     a, b = clbig.array(xs), clbig.array(ys)
-    monkeypatch.setattr(ctx, "_mul_crossovers", dict(mul_n.DEFAULT_CROSSOVERS, ntt_from_bits=1024,
-                                                     ntt_from_bits_few=1024), raising=False)
+    monkeypatch.setattr(ctx, "_mul_crossovers", dict(mul_n.DEFAULT_CROSSOVERS, ntt_from_bits_low=1024,
+                                                     ntt_from_bits_low_few=1024), raising=False)
     assert mul_n.choose(ctx, 64, 64, 2048, 3) == "ntt"
     with clbig.profile() as prof:
         r = fused.poly(a, b)
     assert prof.kernels > 1
     check_values(r.tolist(), want_poly(xs, ys, 2048), "poly auto, NTT products")
-    monkeypatch.setattr(ctx, "_mul_crossovers", dict(mul_n.DEFAULT_CROSSOVERS, ntt_from_bits=1 << 30,
-                                                     ntt_from_bits_few=1 << 30), raising=False)
+    monkeypatch.setattr(ctx, "_mul_crossovers", dict(mul_n.DEFAULT_CROSSOVERS, ntt_from_bits_low=1 << 30,
+                                                     ntt_from_bits_low_few=1 << 30), raising=False)
     with clbig.profile() as prof:
         r = fused.poly(a, b)
     assert prof.kernels == 1

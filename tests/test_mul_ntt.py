@@ -144,6 +144,8 @@ def test_auto_reads_tuned_crossovers(tmp_path, monkeypatch):
         assert mul_n.choose(ctx, 2, 2, 128) == "ntt"
         assert mul_n.choose(ctx, 1, 2, 96) == "classical"     # the smaller operand decides
         assert mul_n.choose(ctx, 100, 100, 32) == "classical"  # only 32 bits take part
+        assert mul_n.choose(ctx, 4, 4, 128) == "classical"     # a low half: its own crossover
+        assert mul_n.clipped(4, 4, 128) and not mul_n.clipped(4, 4, 256)
         assert mul_n.choose(ctx, 2, 2, 128, n=1) == "classical"  # one product: its own crossover
         assert mul_n.choose(ctx, 8, 8, 512, n=1) == "ntt"
         x, y = mask(64), mask(64) - 5
@@ -157,7 +159,7 @@ def test_tune_writes_crossovers(tmp_path, monkeypatch):
     from clbig import tune
     ctx = clbig.current_context()
     monkeypatch.setenv("CLBIG_TUNING_FILE", str(tmp_path / "t.json"))
-    monkeypatch.setattr(tune, "measure", lambda ctx, sizes, n_of, progress=None: {
+    monkeypatch.setattr(tune, "measure", lambda ctx, sizes, n_of, progress=None, low=False: {
         10: {"classical": 1.0, "ntt": 2.0}, 11: {"classical": 2.0, "ntt": 1.5},
         12: {"classical": 3.0, "ntt": 3.5}, 13: {"classical": 9.0, "ntt": 4.0, "ssa": 5.0},
         14: {"classical": 20.0, "ntt": 8.0, "ssa": 7.0}})
@@ -167,6 +169,7 @@ def test_tune_writes_crossovers(tmp_path, monkeypatch):
         assert res["ssa_from_bits"] == 1 << 14
         stored = json.loads((tmp_path / "t.json").read_text())[mul_n.device_key(ctx)]
         assert stored["ntt_from_bits_few"] == 1 << 13
+        assert stored["ntt_from_bits_low"] == stored["ntt_from_bits_low_few"] == 1 << 13
         assert mul_n.crossovers(ctx)["ssa_from_bits"] == 1 << 14
     finally:
         monkeypatch.delattr(ctx, "_mul_crossovers", raising=False)
