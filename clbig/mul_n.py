@@ -31,8 +31,13 @@ ALGORITHMS = ("classical", "ntt", "ssa")
 # 2^13, 13.8/13.8 at 2^14, then the NTT). SSA lost to the NTT at every size measured, so auto
 # takes it only where the NTT cannot run.
 DEFAULT_CROSSOVERS = {"ntt_from_bits": 1 << 13, "ntt_from_bits_few": 1 << 19,
-                      "ntt_from_bits_low": 1 << 15, "ntt_from_bits_low_few": 1 << 20,
-                      "ssa_from_bits": 1 << 62, "ssa_from_bits_few": 1 << 62}
+                      "ntt_from_bits_low": 1 << 15, "ntt_from_bits_low_few": 1 << 18,
+                      "ssa_from_bits": 1 << 62, "ssa_from_bits_few": 1 << 62,
+                      # where the measured winner breaks the crossover's rule: one full product
+                      # of 2^17 bits, NTT 0.58 against classical 0.69 ms (2^18: 0.67 / 0.56)
+                      "winners_few": {"17": "ntt"}}
+# The tuned "winners*" tables ({log2 bits: algorithm}, per kind as the crossovers) give the
+# measured winner at each size the tuning ran; the crossovers decide elsewhere.
 
 def tuning_file() -> Path:
     """Where `python -m clbig tune` keeps its crossovers (CLBIG_TUNING_FILE overrides)."""
@@ -90,11 +95,15 @@ def choose(ctx, ma: int, mb: int, bits: int, n: int = 1 << 30, ssa: bool = True)
     m = min(ma, mb, P.ceil_div(bits, 32)) * 32
     x = crossovers(ctx)
     suffix = "_few" if few(ctx, n) else ""
+    kind = ("_low" if clipped(ma, mb, bits) else "") + suffix
     prefer = ["classical"]
-    if m >= x["ntt_from_bits" + ("_low" if clipped(ma, mb, bits) else "") + suffix]:
+    if m >= x["ntt_from_bits" + kind]:
         prefer = ["ntt", "ssa", "classical"]
     if m >= x["ssa_from_bits" + suffix]:
         prefer = ["ssa", "ntt", "classical"]
+    won = x.get("winners" + kind, {}).get(str(m.bit_length() - 1))
+    if won in ALGORITHMS:
+        prefer = [won] + [a for a in prefer if a != won]
     return next(a for a in prefer if (ssa or a != "ssa") and why_not(ctx, a, ma, mb, bits) is None)
 
 

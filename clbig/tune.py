@@ -78,6 +78,9 @@ def tune(ctx=None, quick: bool = False, progress=print) -> dict:
     batch_low = measure(ctx, batch_sizes, lambda bits: max(many, total // bits), progress, low=True)
     single_low = measure(ctx, few_sizes, lambda bits: 1, progress, low=True)
     never = 1 << 62
+
+    def winners(times):
+        return {str(lg): min(t, key=t.get) for lg, t in times.items() if t}
     found = {
         "ntt_from_bits": _crossover(batch, "ntt", "classical") or never,
         "ntt_from_bits_few": _crossover(single, "ntt", "classical") or never,
@@ -85,6 +88,8 @@ def tune(ctx=None, quick: bool = False, progress=print) -> dict:
         "ntt_from_bits_low_few": _crossover(single_low, "ntt", "classical") or never,
         "ssa_from_bits": _crossover(batch, "ssa", "ntt") or never,
         "ssa_from_bits_few": _crossover(single, "ssa", "ntt") or never,
+        "winners": winners(batch), "winners_few": winners(single),
+        "winners_low": winners(batch_low), "winners_low_few": winners(single_low),
     }
     path = mul_n.tuning_file()
     try:

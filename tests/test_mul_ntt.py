@@ -137,7 +137,8 @@ def test_forced_algorithm_that_cannot_run(monkeypatch):
 def test_auto_reads_tuned_crossovers(tmp_path, monkeypatch):
     ctx = clbig.current_context()
     f = tmp_path / "tuning.json"
-    f.write_text(json.dumps({mul_n.device_key(ctx): {"ntt_from_bits": 64, "ntt_from_bits_few": 256}}))
+    f.write_text(json.dumps({mul_n.device_key(ctx): {"ntt_from_bits": 64, "ntt_from_bits_few": 256,
+                                                      "winners_few": {"7": "ntt", "8": "classical"}}}))
     monkeypatch.setenv("CLBIG_TUNING_FILE", str(f))
     monkeypatch.delattr(ctx, "_mul_crossovers", raising=False)
     try:
@@ -147,7 +148,10 @@ def test_auto_reads_tuned_crossovers(tmp_path, monkeypatch):
         assert mul_n.choose(ctx, 4, 4, 128) == "classical"     # a low half: its own crossover
         assert mul_n.clipped(4, 4, 128) and not mul_n.clipped(4, 4, 256)
         assert mul_n.choose(ctx, 2, 2, 128, n=1) == "classical"  # one product: its own crossover
-        assert mul_n.choose(ctx, 8, 8, 512, n=1) == "ntt"
+        assert mul_n.choose(ctx, 16, 16, 1024, n=1) == "ntt"
+        # the measured winner at a size overrides the crossover's rule there
+        assert mul_n.choose(ctx, 4, 4, 256, n=1) == "ntt"        # 2^7 bits: below the crossover
+        assert mul_n.choose(ctx, 8, 8, 512, n=1) == "classical"  # 2^8 bits: above it
         x, y = mask(64), mask(64) - 5
         assert clbig.mul(x, y) == x * y
     finally:
