@@ -1,4 +1,6 @@
-"""Helpers shared by the device scripts in bench/ (quick_gpu, sweep_gpu, bw_gpu)."""
+"""Helpers shared by the device scripts in bench/ (quick_gpu, sweep_gpu, bw_gpu, the profiles)."""
+import sys
+
 import numpy as np
 
 import clbig
@@ -21,3 +23,28 @@ def median_device_seconds(ctx, f, reps: int = 10) -> float:
             ts.append(p.seconds)
         del r
     return float(np.median(ts)) if ts else float("nan")
+
+
+def named_launches() -> list:
+    """From now on every kernel clbig launches is appended to the returned list as
+    (kernel name, event): the per-kernel view of the profile scripts."""
+    import clbig.render as R
+    named, launch = [], R.launch
+
+    def spy(ctx_, k, *a, **kw):
+        e = launch(ctx_, k, *a, **kw)
+        named.append((k.function_name, e))
+        return e
+    for mod in list(sys.modules.values()):
+        if getattr(mod, "launch", None) is launch and mod.__name__.startswith("clbig"):
+            mod.launch = spy
+    return named
+
+
+def per_kernel_ms(named) -> tuple[dict, dict]:
+    """({kernel name: device ms}, {kernel name: launches}) of named_launches' records."""
+    per, cnt = {}, {}
+    for name, e in named:
+        per[name] = per.get(name, 0) + (e.profile.end - e.profile.start) * 1e-6
+        cnt[name] = cnt.get(name, 0) + 1
+    return per, cnt

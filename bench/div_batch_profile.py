@@ -4,14 +4,12 @@ bits (dividend of 2^k bits, divisor of half), against the same batch's low-half 
     python bench/div_batch_profile.py [k ...] [--scale S]
 """
 import argparse
-import sys
 import time
 
 import numpy as np
 
 import clbig
-import clbig.render as R
-from devtools import median_device_seconds, random_batch
+from devtools import median_device_seconds, named_launches, per_kernel_ms, random_batch
 
 ap = argparse.ArgumentParser()
 ap.add_argument("ks", nargs="*", type=int, default=[16, 18])
@@ -19,19 +17,7 @@ ap.add_argument("--scale", type=int, default=0)
 ap.add_argument("--algorithm", default="newton")
 args = ap.parse_args()
 ctx = clbig.Context()
-named = []
-_launch = R.launch
-
-
-def spy(ctx_, k, *a, **kw):
-    e = _launch(ctx_, k, *a, **kw)
-    named.append((k.function_name, e))
-    return e
-
-
-for mod in list(sys.modules.values()):
-    if getattr(mod, "launch", None) is _launch and mod.__name__.startswith("clbig"):
-        mod.launch = spy
+named = named_launches()
 rng = np.random.default_rng(11)
 with ctx:
     for k in args.ks:
@@ -45,10 +31,7 @@ with ctx:
         t0 = time.perf_counter()
         clbig.divmod(a, b, algorithm=args.algorithm); ctx.finish()
         wall = time.perf_counter() - t0
-        per, cnt = {}, {}
-        for name, e in named:
-            per[name] = per.get(name, 0) + (e.profile.end - e.profile.start) * 1e-6
-            cnt[name] = cnt.get(name, 0) + 1
+        per, cnt = per_kernel_ms(named)
         busy = sum(per.values())
         span = (max(e.profile.end for _, e in named) - min(e.profile.start for _, e in named)) * 1e-6
         print(f"2^{k} x{n} {args.algorithm}: kernels busy {busy:.1f} ms of a {span:.1f} ms span, wall "

@@ -12,6 +12,7 @@ import gmpy2
 import numpy as np
 
 import clbig
+from devtools import named_launches, per_kernel_ms
 
 k = int(sys.argv[1]) if len(sys.argv) > 1 else 27
 rng = np.random.default_rng(3)
@@ -28,21 +29,9 @@ with ctx:
     print(f"2^{k}/2^{k-1}: device {p.seconds * 1e3:.1f} ms in {len(p.events)} kernels, wall on device arrays "
           f"{tw * 1e3:.1f} ms, gmpy2 {tg * 1e3:.1f} ms: x{tg / p.seconds:.1f} device, x{tg / tw:.1f} wall "
           f"{'OK' if ok else 'WRONG'}", flush=True)
-    named = []
-    import clbig.render as R
-    _launch = R.launch
-
-    def spy(ctx_, k, *a, **kw):
-        e = _launch(ctx_, k, *a, **kw)
-        named.append((k.function_name, e))
-        return e
-    for mod in list(sys.modules.values()):
-        if getattr(mod, "launch", None) is _launch and mod.__name__.startswith("clbig"):
-            mod.launch = spy
+    named = named_launches()
     clbig.divmod(xa, ya); ctx.finish()
-    per = {}
-    for name, e in named:
-        per[name] = per.get(name, 0) + (e.profile.end - e.profile.start) * 1e-6
+    per, _ = per_kernel_ms(named)
     busy = sum(per.values())
     span = (max(e.profile.end for _, e in named) - min(e.profile.start for _, e in named)) * 1e-6
     print(f"kernels busy {busy:.1f} ms of a {span:.1f} ms span ({len(named)} launches)")
