@@ -223,3 +223,19 @@ def test_arrays_follow_current_context(small_ctx):
     a = clbig.array([mask(64), 5, 0], bits=64)
     b = clbig.array([1, 7, 0], bits=64)
     check_values((a + b).tolist(), [2 ** 64, 12, 0], "a+b in small context")
+
+
+def test_memory_pool_reuse_and_release(ctx):
+    """Buffers freed by one operation serve the next (the pool), and handing the pool back to
+    the driver leaves live arrays intact."""
+    xs = [mask(2000) - i for i in range(5)]
+    a = clbig.array(xs)
+    for _ in range(3):          # freed results come back from the pool: still exact each time
+        check_values((a * a + a).tolist(), [x * x + x for x in xs], "a*a + a from pooled buffers")
+    if ctx.allocator is not None:
+        held_before = ctx.allocator.held_blocks
+        assert held_before > 0
+        ctx.free_memory()
+        assert ctx.allocator.held_blocks == 0
+    check_values(a.tolist(), xs, "a after free_memory")
+    check_values((a + 1).tolist(), [x + 1 for x in xs], "a + 1 after free_memory")
