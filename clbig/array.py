@@ -57,12 +57,11 @@ def checked(values, bits: int | None = None) -> tuple[list, int]:
     return vals, bits
 
 
-def ints_to_limbs(values, bits: int | None = None) -> tuple[np.ndarray, int]:
-    """Validate `values` and lay them out as an (n, m) uint32 matrix; returns (limbs, bits)."""
-    vals, bits = checked(values, bits)
+def _pack(vals: list, bits: int) -> np.ndarray:
+    """Checked values as an (n, ceil(bits/32)) uint32 matrix, through to_bytes."""
     m = limbs_for(bits)
     raw = b"".join(v.to_bytes(4 * m, "little") for v in vals)
-    return np.frombuffer(raw, dtype="<u4").reshape(len(vals), m).astype(np.uint32, copy=False), bits
+    return np.frombuffer(raw, dtype="<u4").reshape(len(vals), m).astype(np.uint32, copy=False)
 
 
 def limbs_to_ints(limbs: np.ndarray) -> list[int]:
@@ -231,8 +230,7 @@ def array(values, bits: int | None = None, ctx: Context | None = None) -> BigInt
     ctx = ctx or current_context()
     if vals and radix.worth_it(bits) and all(type(v) is int for v in vals):
         return BigIntArray(ctx, radix.upload(ctx, vals, limbs_for(bits)), bits)
-    limbs, bits = ints_to_limbs(vals, bits)
-    return _upload(ctx, limbs, bits)
+    return _upload(ctx, _pack(vals, bits), bits)
 
 
 def from_limbs(limbs, bits: int | None = None, ctx: Context | None = None) -> BigIntArray:

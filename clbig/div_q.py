@@ -61,13 +61,17 @@ B = 2^32 (one limb), u < B^mu and 0 < v < B^mv (mu, mv: the operands' limbs per 
    would need e u^ / B^(h+1) > 1. (Tested with the pure-Python model `reference_inverse` on
    bases 2^4 and 2^8 too, where the bounds are tightest.) The guard limb is what makes the
    rare over-estimated inverse harmless: the paper's delta = -1 cannot occur here.
+   Shorter inverse (what `_newton` runs): with every divisor of the batch at least lmin bits
+   long, nf = `fraction_limbs(mu, lmin)` = mu + 1 - floor(lmin / 32) still gives
+   u^ / B^(K+nf) < 1/B, so q0 < u//v - 1 stays impossible; but u^ v < B^(K+nf) no longer
+   holds, so q0 = u//v + 1 becomes possible (e < 0, u just below a multiple of v):
+   delta is -1, 0 or 1 (the model test checks this too).
 
 4. Verified correction on the device, with the original u and v: P = q0 * v (full width);
-   (u - P, borrow) decides q < 0 steps; then compare(r, v) decides +1 steps. Each step applies
+   (u - P, borrow) decides -1 steps; then compare(r, v) decides +1 steps. Each step applies
    to the flagged elements only (q -/+ d, P or r -/+ d*v with d in {0, 1}) and is checked again
-   exactly. By step 3 at most one +1 step and no -1 step is ever needed; one -1 step is still
-   allowed (defensive), and needing more than one step either way raises RuntimeError instead
-   of returning anything unverified.
+   exactly. By step 3 at most one step either way is ever needed; needing more raises
+   RuntimeError instead of returning anything unverified.
 
 Cost and what would make it fast (the lead measures on the GPU): the inverse costs about two
 full multiplications of the divisor's precision (the steps' products shrink geometrically),

@@ -39,6 +39,7 @@ DEFAULT_CROSSOVERS = {"ntt_from_bits": 1 << 13, "ntt_from_bits_few": 1 << 19,
 # The tuned "winners*" tables ({log2 bits: algorithm}, per kind as the crossovers) give the
 # measured winner at each size the tuning ran; the crossovers decide elsewhere.
 
+
 def tuning_file() -> Path:
     """Where `python -m clbig tune` keeps its crossovers (CLBIG_TUNING_FILE overrides)."""
     if os.environ.get("CLBIG_TUNING_FILE"):

@@ -9,11 +9,12 @@ A transform of length N >= da + db - 1 (digits actually needed: only the low cei
 digits of each operand matter for a product mod 2**bits) makes the cyclic convolution equal
 the exact one, so the product is exact: no "overflow-unsafe" shortcut.
 
-The transform runs as passes of radix-4 stages in local memory, as many points per work-group
-as local memory holds (at most 32 KiB of them, CLBIG_NTT_POINTS to tune):
+The transform runs as passes over local memory, its levels in register chunks (see
+blocks/ntt.mako), as many points per work-group as local memory holds (at most 32 KiB of them,
+CLBIG_NTT_POINTS to tune):
   * one pass: the whole product is one launch per prime (a's transform waits in registers);
   * one level more, operands in the lower half: two twisted halves of one pass each, joined
-    by a last inverse level (KERNEL "last");
+    by a last inverse level (in the CRT kernel for the 31-bit primes, KERNEL "last" for p);
   * longer: strided passes through global memory, b's last forward pass fused with the
     pointwise product and the first inverse pass.
 The same code serves a batch of midsize products (many short transforms) and one huge product
@@ -58,7 +59,6 @@ FIELDS = {
     "m31x3": Field("m31x3", (2013265921, 1811939329, 469762049), 32, 26, 4),
 }
 STRIDED_GROUPS = 8       # groups per work-group in strided passes: 64-byte contiguous runs
-SCRATCH_MAX = 256 << 20  # largest scratch buffer kept between calls (per slot, of 6)
 
 
 def default_field(ctx=None, ma: int = 0, mb: int = 0, bits: int = 0) -> str:
@@ -205,19 +205,10 @@ def _pass_kernel(ctx, fp, L, H, RB, G, **flags):
             wg //= 2
 
 
-def _scratch(ctx, slot: str, count: int, dtype) -> cla.Array:
-    """A device array of `count` elements for this context's scratch `slot`, reused from call to
-    call (the queue is in order, so the next call's kernels run after this one's). Division
-    makes dozens of products in a row: fresh buffers each time cost NVIDIA's driver an
-    allocation on first use, which left the GPU idle between kernels."""
-    nbytes = max(count, 1) * np.dtype(dtype).itemsize
-    if nbytes > min(SCRATCH_MAX, int(ctx.device.global_mem_size) // 32):
-        return cla.empty(ctx.queue, max(count, 1), dtype, allocator=ctx.allocator)   # big: its kernels dwarf the allocation
-    pool = ctx.__dict__.setdefault("_ntt_scratch", {})
-    buf = pool.get(slot)
-    if buf is None or buf.dtype != dtype or buf.size < count:
-        buf = pool[slot] = cla.empty(ctx.queue, max(count, 1), dtype, allocator=ctx.allocator)
-    return buf
+def _scratch(ctx, count: int, dtype) -> cla.Array:
+    """A device array of `count` elements from the context's memory pool: division makes dozens
+    of products in a row, and the pool hands each the buffers the last one freed."""
+    return cla.empty(ctx.queue, max(count, 1), dtype, allocator=ctx.allocator)
 
 
 def _chunk(ctx, n: int, N: int, step: int, bytes_per_point: int) -> int:
@@ -237,8 +228,8 @@ def mul(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int, field:
     mr = P.ceil_div(bits, 32)
     if n == 0:
         return cla.empty(ctx.queue, (n, mr), np.uint32, allocator=ctx.allocator)
-    X = _scratch(ctx, "X", n * mr, np.uint32)
-    Y = _scratch(ctx, "Y", n * mr, np.uint32)
+    X = _scratch(ctx, n * mr, np.uint32)
+    Y = _scratch(ctx, n * mr, np.uint32)
     L, da, db = transform_log(ma, mb, bits, f.name)
     N = 1 << L
     twist = twisted(ctx, L, da, db, f.word)
@@ -254,14 +245,14 @@ def mul(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int, field:
         keep = N
     fin = dict(KEEP=keep) if keep < N else {}
     chunk = _chunk(ctx, n, N, step, f.word * (nres + (last > 0)))
-    ta = _scratch(ctx, "a", chunk * N if last else 1, f.dtype)   # a's transform, between passes
-    res = [_scratch(ctx, f"r{i}", chunk * N, f.dtype) for i in range(nres)]
+    ta = _scratch(ctx, chunk * N if last else 1, f.dtype)   # a's transform, between passes
+    res = [_scratch(ctx, chunk * N, f.dtype) for i in range(nres)]
     per_prime = []
     for prime in f.primes:
-        w, wi, _ = _roots(f, prime, L)
+        w, wi, scale = _roots(f, prime, L)
         fp = dict(_field_params(f, prime), W=w, WI=wi)
         per_prime.append(dict(
-            tw=_twiddles(ctx, f, prime, L), scale=f.dtype(_roots(f, prime, L)[2]),
+            tw=_twiddles(ctx, f, prime, L), scale=f.dtype(scale),
             fwd=[_pass_kernel(ctx, fp, L, *hrg, LOAD=i == 0, FWD=True) for i, hrg in enumerate(plan[:last])],
             inv=[_pass_kernel(ctx, fp, L, *hrg, INV=True, **(fin if i == 0 else {}))
                  for i, hrg in enumerate(plan[:last])],

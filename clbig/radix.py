@@ -33,16 +33,16 @@ def upload(ctx, vals: list, m: int) -> cla.Array:
     np.cumsum(counts[:-1], out=offsets[1:])
     total = int(counts.sum())
     out = cla.empty(ctx.queue, (n, m), np.uint32, allocator=ctx.allocator)
-    d = cl.Buffer(ctx.cl_context, cl.mem_flags.READ_ONLY, max(4, 4 * total))
+    d = cla.empty(ctx.queue, max(1, total), np.uint32, allocator=ctx.allocator)
     # the views point into the ints: copy while `vals` holds them, before returning
     host = views[0] if n == 1 else np.concatenate(views)
     if total:
-        cl.enqueue_copy(ctx.queue, d, host, is_blocking=True)
+        cl.enqueue_copy(ctx.queue, d.data, host, is_blocking=True)
     off_d = cla.to_device(ctx.queue, offsets, allocator=ctx.allocator)
     cnt_d = cla.to_device(ctx.queue, counts, allocator=ctx.allocator)
     krn = kernel(ctx, "radix.cl.mako", "digits_to_limbs", KERNEL="digits_to_limbs", M=m, ND=0, WG=0)
     wg = min(256, ctx.max_items)
-    launch(ctx, krn, P.ceil_div(n * m, wg), wg, d, off_d.data, cnt_d.data, out.data, np.uint32(n))
+    launch(ctx, krn, P.ceil_div(n * m, wg), wg, d.data, off_d.data, cnt_d.data, out.data, np.uint32(n))
     return out
 
 

@@ -51,9 +51,9 @@ def measure(ctx, sizes, n_of, progress=None, low=False):
         x, y = gmpy2.mpz(a[0]), gmpy2.mpz(b[0])
         out[lg] = {}
         for alg in mul_n.ALGORITHMS:
-            if mul_n.why_not(ctx, alg, m, m, 2 * bits) or (alg == "classical" and n * m * m > 1 << 40):
-                continue
             width = bits if low else 2 * bits
+            if mul_n.why_not(ctx, alg, m, m, width) or (alg == "classical" and n * m * m > 1 << 40):
+                continue
             f = lambda: mul_n.mul(ctx, a.data.data, m, m, b.data.data, m, m, n, width, alg)
             r = f()
             got = limbs_to_ints(r[0:1].get(queue=ctx.queue))[0]
