@@ -189,7 +189,7 @@ LEVEL_TABLES = 15
 def _pass_kernel(ctx, fp, L, H, RB, G, **flags):
     wg = min(P.env_ints("CLBIG_NTT_ITEMS", (256,))[0], ctx.max_items, max(1, (G << RB) // 4))
     # levels of the lowest register chunk and of those above it (blocks/ntt.mako). H100: 5 and 4
-    # for 32-bit points (2^17-bit batches 14.1 ms; 3 and 3: 14.9); 3 and 3 for 64-bit ones,
+    # for 32-bit points (2^17-bit batches 14.1 ms; 5 and 3: 14.9); 3 and 3 for 64-bit ones,
     # whose 32-point chunks cost registers (one 2^28-bit product 5.8 ms; 5 and 4: 8.3 ms)
     wide = fp.get("FIELD") == "gl"
     k0 = P.env_ints("CLBIG_NTT_K0", (3 if wide else 5,))[0]
