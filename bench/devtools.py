@@ -1,5 +1,6 @@
 """Helpers shared by the device scripts in bench/ (quick_gpu, sweep_gpu, bw_gpu, the profiles)."""
 import sys
+import time
 
 import numpy as np
 
@@ -25,6 +26,9 @@ def median_device_seconds(ctx, f, reps: int = 10) -> float:
     return float(np.median(ts)) if ts else float("nan")
 
 
+HOST: list = []   # (perf_counter before, after) of each launch named_launches recorded
+
+
 def named_launches() -> list:
     """From now on every kernel clbig launches is appended to the returned list as
     (kernel name, event): the per-kernel view of the profile scripts."""
@@ -32,8 +36,10 @@ def named_launches() -> list:
     named, launch = [], R.launch
 
     def spy(ctx_, k, *a, **kw):
+        t = time.perf_counter()
         e = launch(ctx_, k, *a, **kw)
         named.append((k.function_name, e))
+        HOST.append((t, time.perf_counter()))
         return e
     for mod in list(sys.modules.values()):
         if getattr(mod, "launch", None) is launch and mod.__name__.startswith("clbig"):

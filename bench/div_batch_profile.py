@@ -9,12 +9,14 @@ import time
 import numpy as np
 
 import clbig
+import devtools
 from devtools import median_device_seconds, named_launches, per_kernel_ms, random_batch
 
 ap = argparse.ArgumentParser()
 ap.add_argument("ks", nargs="*", type=int, default=[16, 18])
 ap.add_argument("--scale", type=int, default=0)
 ap.add_argument("--algorithm", default="newton")
+ap.add_argument("--cprofile", action="store_true", help="also where the host spends one division (cProfile)")
 args = ap.parse_args()
 ctx = clbig.Context()
 named = named_launches()
@@ -26,10 +28,15 @@ with ctx:
         a = random_batch(ctx, rng, n, bits // 32)
         b = random_batch(ctx, rng, n, bits // 64)
         clbig.divmod(a, b, algorithm=args.algorithm); ctx.finish()
-        tm = median_device_seconds(ctx, lambda: clbig.mul_low(a, a), 3)
+        a2 = random_batch(ctx, rng, n, bits // 32)   # a * a would be a square: half the work
+        tm = median_device_seconds(ctx, lambda: clbig.mul_low(a, a2), 3)
+        del a2
         named.clear()
+        devtools.HOST.clear()
         t0 = time.perf_counter()
-        clbig.divmod(a, b, algorithm=args.algorithm); ctx.finish()
+        clbig.divmod(a, b, algorithm=args.algorithm)
+        t_enq = time.perf_counter() - t0
+        ctx.finish()
         wall = time.perf_counter() - t0
         per, cnt = per_kernel_ms(named)
         busy = sum(per.values())
@@ -38,4 +45,36 @@ with ctx:
               f"{wall * 1e3:.1f} ms, {len(named)} launches; mul_low {tm * 1e3:.1f} ms", flush=True)
         for name, ms in sorted(per.items(), key=lambda kv: -kv[1])[:12]:
             print(f"  {name:24s} {ms:8.1f} ms  x{cnt[name]}")
+        # idle device time between kernels: the host was late (a sync, or slow enqueueing)
+        evs = sorted(((e.profile.start, e.profile.end, nm) for nm, e in named))
+        gaps, end, prev = [], evs[0][1], evs[0][2]
+        for st, en, nm in evs[1:]:
+            if st > end:
+                gaps.append(((st - end) * 1e-6, prev, nm))
+            if en > end:
+                end, prev = en, nm
+        # host side: when the host needs about as long as the span to enqueue, it is the bottleneck
+        host, prev = [], t0
+        for (nm, _), (h0, h1) in zip(named, devtools.HOST):
+            host.append((h0 - prev, nm))
+            prev = h1
+        print(f"  host: enqueued in {t_enq * 1e3:.1f} ms, {sum(h1 - h0 for h0, h1 in devtools.HOST) * 1e3:.1f} ms "
+              f"inside launch calls; longest host work before a launch:")
+        for g, nm in sorted(host, reverse=True)[:6]:
+            print(f"    {g * 1e3:7.2f} ms  before {nm}")
+        print(f"  idle {sum(g for g, _, _ in gaps):.1f} ms in {len(gaps)} gaps; largest:")
+        for g, before, after in sorted(gaps, reverse=True)[:10]:
+            print(f"    {g:7.2f} ms  {before} -> {after}")
         del a, b
+        if args.cprofile:
+            import cProfile
+            import pstats
+            a = random_batch(ctx, rng, n, bits // 32)
+            b = random_batch(ctx, rng, n, bits // 64)
+            clbig.divmod(a, b, algorithm=args.algorithm); ctx.finish()
+            pr = cProfile.Profile()
+            pr.enable()
+            clbig.divmod(a, b, algorithm=args.algorithm); ctx.finish()
+            pr.disable()
+            pstats.Stats(pr).sort_stats("tottime").print_stats(12)
+            del a, b

@@ -6,7 +6,6 @@ of a + b, or 1 exactly where a - b borrowed.
 from __future__ import annotations
 
 import numpy as np
-import pyopencl as cl
 import pyopencl.array as cla
 
 from . import plan as P
@@ -48,7 +47,7 @@ def addsub(ctx, op: str, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits:
             else:
                 ks = [kernel(ctx, "add.cl.mako", "add_sub", pl.work_group, MODE=mode, IPB=1, **params)
                       for mode in ("summary", "apply")]
-                blk = cl.Buffer(ctx.cl_context, cl.mem_flags.READ_WRITE, n * pl.G)
+                blk = ctx.buffer(n * pl.G)
                 for k in ks:
                     launch(ctx, k, pl.groups(n), pl.work_group, *args, blk, np.uint32(n))
         except DoesNotFit:

@@ -162,6 +162,16 @@ class Context:
     def finish(self):
         self.queue.finish()
 
+    def buffer(self, nbytes: int):
+        """A scratch device buffer from the pool. Never a plain cl.Buffer in a chain of
+        launches: NVIDIA's driver blocks the host when one is released while a queued kernel
+        still uses it (bench/host_sync_gpu.py: the whole queue drains), so the device idles
+        until the host catches up (Newton division lost a fifth of its time so)."""
+        nbytes = max(int(nbytes), 1)
+        if self.allocator is not None:
+            return self.allocator(nbytes)
+        return cl.Buffer(self.cl_context, cl.mem_flags.READ_WRITE, nbytes)
+
     def free_memory(self):
         """Give the device memory that clbig's pool holds for reuse back to the driver."""
         if self.allocator is not None:

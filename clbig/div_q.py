@@ -2,8 +2,8 @@
 
 Every element of a batch gets its own divisor, of its own length; `divmod_arrays` returns the
 quotient with the dividend's capacity (a.bits: q <= u) and the remainder with the divisor's
-(b.bits: r < v). Two algorithms, as GMP has (`algorithm`, "auto" choosing by size and batch:
-see FILL_ITEMS_PER_CU and SERIAL_STEPS below):
+(b.bits: r < v). Two algorithms, as GMP has (`algorithm`, "auto" choosing by the quotient's length:
+see SERIAL_STEPS below):
 
 * basecase (clbig.div_basecase): Knuth's Algorithm D in one launch, every instance on one
   work-item or one work-group. Its results are not verified afterwards: nothing in it is
@@ -235,28 +235,22 @@ def inverse(ctx, v, sv: int, mv: int, nv: int, lens: cla.Array, mu: int, nf: int
 # -- choosing the algorithm ---------------------------------------------------------------------
 ALGORITHMS = ("auto", "basecase", "newton")
 
-# "auto" takes the basecase wherever it fits the device, except for batches too small to fill
-# the device whose quotients are long. Why: the basecase costs (mu - mv + 1)(K + 1) limb
-# products per instance, at most a quarter of one mu x mu product, in one launch; Newton costs
-# about five products of up to mu limbs and 100-290 launches. So on a busy device the basecase
-# wins at every size it fits. It loses only when it is latency-bound: one work-group per
-# instance runs its steps (one per quotient limb, a barrier round each) one after the other,
-# while Newton's products spread over the whole device. A batch fills the device when its
-# work-items reach FILL_ITEMS_PER_CU per compute unit (a few resident work-groups each); below
-# that, the basecase keeps quotients of up to SERIAL_STEPS limbs, about where its rounds cost
-# what Newton's ~190 launches do. On PoCL (2 cores, batches 2^12 smaller than the bench's):
-# 8 x 2^17-bit dividends (2049 steps) 30 ms basecase against 95 ms Newton, 4 x 2^18 (4097
-# steps) 120 against 109 ms; one 2^18-bit division 32 against 28 ms, one 2^16-bit 2 against
-# 19 ms. On a GPU a round is well under a microsecond and a launch several: the same order.
-# Both are first guesses for the GPU, to tune there with the bench's Div and huge Div.
-FILL_ITEMS_PER_CU = 512
+# "auto" takes the basecase wherever it fits the device and the quotient has at most
+# SERIAL_STEPS limbs, Newton beyond. The basecase costs (mu - mv + 1)(K + 1) limb products per
+# instance, at most a quarter of one mu x mu product, in one launch, but one work-group per
+# instance runs its steps (one per quotient limb, a barrier round each) one after the other;
+# Newton costs about five products of up to mu limbs in 100-290 launches spread over the whole
+# device. Measured, the crossover sits between 2049 and 4097 steps both for batches that fill
+# the device and for those that do not. H100, 2^32-bit batches (bench/results/
+# div-h100-2026-11-23.log): 2^17-bit dividends (2049 steps) 71.9 ms basecase against 115 ms
+# Newton, 2^18 (4097 steps) 136.7 against 129.5 ms. PoCL (2 cores, batches 2^12 smaller):
+# 8 x 2^17 bits 30 against 95 ms, 4 x 2^18 120 against 109 ms; one 2^18-bit division 32
+# against 28 ms.
 SERIAL_STEPS = 4096
 
 
 def _basecase_wins(ctx, mu: int, mv: int, n: int) -> bool:
-    _, _, c = div_basecase.shape(mv)
-    steps = max(mu - mv + 1, 1)
-    return n * c >= FILL_ITEMS_PER_CU * ctx.device.max_compute_units or steps <= SERIAL_STEPS
+    return max(mu - mv + 1, 1) <= SERIAL_STEPS
 
 
 # -- division -----------------------------------------------------------------------------------

@@ -31,12 +31,27 @@ def _chunks(mr: int, q: int, regions: int) -> int:
     return P.ceil_div(P.ceil_div(mr, q), step) * step
 
 
-def _local_bytes(ipb, q, ma, mb, c, b_global):
-    ald, bld = ma + q, 5 * q + mb
-    return P.WORD * (ipb * (ald + (0 if b_global else bld)) + ipb * c * 3) + 16
+def _ops_words(ipb, q, ma, mb, b_global, square):
+    """Local words holding the operands (mul.cl.mako's OPS): a apart unless a square's one
+    operand sits in b's zero-margined layout, b unless it is read from global memory."""
+    a_own = not (square and not b_global)
+    return ipb * ((ma + q if a_own else 0) + (0 if b_global else 5 * q + mb))
 
 
-def single_plans(ctx, ma: int, mb: int, mr: int, n: int, target_items: int | None = None):
+def _local_bytes(ipb, q, ma, mb, c, b_global, square=False):
+    return P.WORD * (_ops_words(ipb, q, ma, mb, b_global, square) + ipb * c * 3) + 16
+
+
+def _staged(ipb, q, ma, mb, mr, b_global, square) -> bool:
+    """Results go out through the operands' local space (coalesced) where it holds them;
+    CLBIG_MUL_STORE=direct stores each work-item's chunks straight from registers."""
+    if os.environ.get("CLBIG_MUL_STORE", "staged") == "direct":
+        return False
+    return _ops_words(ipb, q, ma, mb, b_global, square) >= ipb * mr
+
+
+def single_plans(ctx, ma: int, mb: int, mr: int, n: int, target_items: int | None = None,
+                 square: bool = False):
     """Candidate one-group launch parameters, fastest first."""
     target_items = target_items or P.env_ints("CLBIG_MUL_ITEMS", (64,))[0]  # best of 64/128/256 on an H100
     regions = 2 if mr > max(ma, mb) else 1
@@ -47,10 +62,11 @@ def single_plans(ctx, ma: int, mb: int, mr: int, n: int, target_items: int | Non
             continue
         for b_global in (False, True):
             ipb = max(1, min(min(target_items, ctx.max_items) // ipi, n))
-            while ipb > 1 and _local_bytes(ipb, q, ma, mb, c, b_global) > ctx.local_mem:
+            while ipb > 1 and _local_bytes(ipb, q, ma, mb, c, b_global, square) > ctx.local_mem:
                 ipb //= 2
-            if _local_bytes(ipb, q, ma, mb, c, b_global) <= ctx.local_mem:
-                yield dict(Q=q, C=c, IPI=ipi, IPB=ipb, REGIONS=regions, B_GLOBAL=b_global)
+            if _local_bytes(ipb, q, ma, mb, c, b_global, square) <= ctx.local_mem:
+                yield dict(Q=q, C=c, IPI=ipi, IPB=ipb, REGIONS=regions, B_GLOBAL=b_global,
+                           STAGED=_staged(ipb, q, ma, mb, mr, b_global, square))
                 break
 
 
@@ -77,19 +93,29 @@ def digit_plans(ctx, ma: int, mb: int, mr: int, n: int, target_items: int | None
             yield dict(Q=q, C=c, IPI=ipi, IPB=ipb, REGIONS=regions, DA=da, DB=db)
 
 
+def is_square(a, sa: int, ma: int, b, sb: int, mb: int) -> bool:
+    """Both operands are the same limbs (x * x): one buffer, same stride and length."""
+    same = a is b or (getattr(a, "int_ptr", None) is not None
+                      and getattr(a, "int_ptr", None) == getattr(b, "int_ptr", None))
+    return same and sa == sb and ma == mb
+
+
 def mul(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int):
-    """(a * b) mod 2**bits for n instances; returns an (n, ceil(bits/32)) device array."""
+    """(a * b) mod 2**bits for n instances; returns an (n, ceil(bits/32)) device array.
+    A square (the same buffer as both operands) takes each cross product once."""
     mr = P.ceil_div(bits, 32)
     top = (1 << (bits % 32)) - 1 if bits % 32 else 0xFFFFFFFF
     out = cla.empty(ctx.queue, (n, mr), np.uint32, allocator=ctx.allocator)
     if n == 0:
         return out
-    common = dict(MA=ma, MB=mb, MR=mr, TOP_MASK=top)
+    square = is_square(a, sa, ma, b, sb, mb) and os.environ.get("CLBIG_NO_SQUARE") != "1"
+    common = dict(MA=ma, MB=mb, MR=mr, TOP_MASK=top, SQUARE=square)
     # Radix-2^30 digits beat 32-bit limbs on an H100 from 2^16 bits (34.8 vs 41.4 ms for the
     # 2^32-bit batch) and lose below (2.5 vs 1.1 ms at 2^9): conversions dominate small sizes.
     # CLBIG_MUL_RADIX=30 or 32 forces one (tests use it to cover both at every size).
     radix = os.environ.get("CLBIG_MUL_RADIX", "auto")
-    if radix == "30" or (radix == "auto" and max(ma, mb, mr) >= 2048):
+    # a square's halved work beats the digits' faster multiply-adds
+    if radix == "30" or (radix == "auto" and max(ma, mb, mr) >= 2048 and not square):
         for p in digit_plans(ctx, ma, mb, mr, n):
             wg = p["IPB"] * p["IPI"]
             try:
@@ -99,7 +125,7 @@ def mul(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int):
             launch(ctx, k, P.ceil_div(n, p["IPB"]), wg, a, np.uint64(sa), b, np.uint64(sb), out.data,
                    np.uint32(n))
             return out
-    for p in single_plans(ctx, ma, mb, mr, n):
+    for p in single_plans(ctx, ma, mb, mr, n, square=square):
         wg = p["IPB"] * p["IPI"]
         try:
             k = kernel(ctx, "mul.cl.mako", "mul", wg, MODE="single", **p, **common)
@@ -122,7 +148,7 @@ def _mul_multi(ctx, a, sa, ma, b, sb, mb, n, bits, out, common):
     while True:
         try:
             k = kernel(ctx, "mul.cl.mako", "mul", wg, MODE="multi", Q=q, C=c, IPI=ipi, IPB=wg,
-                       REGIONS=regions, B_GLOBAL=True, **dict(common, TOP_MASK=0xFFFFFFFF))
+                       REGIONS=regions, B_GLOBAL=True, STAGED=False, **dict(common, TOP_MASK=0xFFFFFFFF))
             break
         except DoesNotFit:
             if wg == 1:

@@ -178,7 +178,7 @@ def _transform(ctx, pl, first, src, off, stride, T, ninst, inv, mlen=0):
 
 
 def _forward(ctx, pl, a, off, stride, m, ninst):
-    T = cl.Buffer(ctx.cl_context, cl.mem_flags.READ_WRITE, P_.WORD * ninst * pl["N"] * (pl["P"] + 1))
+    T = ctx.buffer(P_.WORD * ninst * pl["N"] * (pl["P"] + 1))
     _transform(ctx, pl, "pieces", a, off, stride, T, ninst, 0, m)
     return T
 
@@ -234,7 +234,7 @@ def mul(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int, pointw
             return _forward(ctx, pl, x, i0 * sx, sx, mx, c)
         if x.int_ptr not in once:  # a broadcast operand: transformed once, copied per instance
             once[x.int_ptr] = _forward(ctx, pl, x, 0, 0, mx, 1)
-        T = cl.Buffer(ctx.cl_context, cl.mem_flags.READ_WRITE, c * row_bytes)
+        T = ctx.buffer(c * row_bytes)
         _tile(ctx, once[x.int_ptr], T, N * (P + 1), c)
         return T
 

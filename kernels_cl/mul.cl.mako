@@ -4,12 +4,14 @@
 ## so every work-item does about the same number of multiply-adds.
 ##
 ## MODE "single": IPB instances per group; a (and b unless B_GLOBAL) staged in local memory
-##   with zero margins; the chunks' spills and carries are resolved in the group, then stored.
+##   with zero margins; the chunks' spills and carries are resolved in the group, then stored
+##   (STAGED: through the operands' local space, coalesced). SQUARE: a and b are the same
+##   operand, staged once, and each cross product is taken once (conv.mako).
 ## MODE "multi": operands read from global memory, any number of groups per instance; each
 ##   work-item writes its chunks to r and their spills to s (zeroed by the host); r + s then
 ##   finishes the product (a multi-group addition).
 <%namespace file="blocks/common.mako" import="header"/>
-<%namespace file="blocks/stage.mako" import="load_local"/>
+<%namespace file="blocks/stage.mako" import="load_local, store_chunks"/>
 <%namespace file="blocks/arith.mako" import="carry_op_defs"/>
 <%namespace file="blocks/conv.mako" import="conv_chunk"/>
 <%namespace file="blocks/group.mako" import="group_product"/>
@@ -19,8 +21,13 @@
     ALD = MA + Q            # a: zeros past MA
     BLD = LPAD + MB + RPAD  # b: zero margins both sides
     RC = C // REGIONS       # chunks per region
-    if MODE == "single":
+    A_OWN = MODE == "single" and not (SQUARE and not B_GLOBAL)   # a staged apart from b
+    OPS = IPB * ((ALD if A_OWN else 0) + (0 if B_GLOBAL else BLD))
+    assert not STAGED or (MODE == "single" and OPS >= IPB * MR)
+    if MODE == "single" and A_OWN:
         LA = lambda i: "As[s * %du + (%s)]" % (ALD, i)
+    elif MODE == "single":
+        LA = lambda i: "Bs[s * %du + %d + (%s)]" % (BLD, LPAD, i)
     else:
         LA = lambda i: "((%s) < %d ? ap[%s] : 0u)" % (i, MA, i)
     if MODE == "single" and not B_GLOBAL:
@@ -39,10 +46,13 @@ void mul(__global const limb_t *a, ulong sa, __global const limb_t *b, ulong sb,
 % if MODE == "single":
     const uint s = tid / ${IPI}u, t = tid % ${IPI}u;
     const uint inst0 = get_group_id(0) * ${IPB}u, inst = inst0 + s;
-    __local limb_t As[${IPB * ALD}];
+    __local limb_t ops[${OPS}];
+  % if A_OWN:
+    __local limb_t *As = ops;
     ${load_local("As", ALD, 0, "a", "sa", MA, "inst0", "n", "tid", WG, IPB)}
+  % endif
   % if not B_GLOBAL:
-    __local limb_t Bs[${IPB * BLD}];
+    __local limb_t *Bs = ops + ${IPB * ALD if A_OWN else 0};
     ${load_local("Bs", BLD, LPAD, "b", "sb", MB, "inst0", "n", "tid", WG, IPB)}
   % else:
     __global const limb_t *bp = b + (size_t)(inst < n ? inst : 0) * sb;
@@ -61,7 +71,11 @@ void mul(__global const limb_t *a, ulong sa, __global const limb_t *b, ulong sb,
 % if MODE == "single":
     __local ulong spl[${IPB * C}];
     __local uint sc[${IPB * C}];
-    ${group_product("r1", "r2", "c1", "c2", LA, LB, MA, MB, Q, "spl", "sc", "s * %du" % C, C)}
+    ${group_product("r1", "r2", "c1", "c2", LA, LB, MA, MB, Q, "spl", "sc", "s * %du" % C, C, SQUARE)}
+  % if STAGED:
+    /* group_product ended on a barrier after its last read of the operands: ops is free */
+    ${store_chunks([("r1", "c1"), ("r2", "c2")], "ops", "r", MR, TOP_MASK, "inst0", "n", "s", "tid", WG, IPB, Q)}
+  % else:
     if (inst < n) {
   % for rr, cc in (("r1", "c1"), ("r2", "c2")):
     %  for j in range(Q):
@@ -70,10 +84,11 @@ void mul(__global const limb_t *a, ulong sa, __global const limb_t *b, ulong sb,
     %  endfor
   % endfor
     }
+  % endif
 % else:
     ulong sp1, sp2;
-    ${conv_chunk("c1 * %du" % Q, "r1", "sp1", LA, LB, MA, MB, Q)}
-    ${conv_chunk("c2 * %du" % Q, "r2", "sp2", LA, LB, MA, MB, Q)}
+    ${conv_chunk("c1 * %du" % Q, "r1", "sp1", LA, LB, MA, MB, Q, SQUARE)}
+    ${conv_chunk("c2 * %du" % Q, "r2", "sp2", LA, LB, MA, MB, Q, SQUARE)}
   % for rr, cc, ss in (("r1", "c1", "sp1"), ("r2", "c2", "sp2")):
     % for j in range(Q):
     if (${cc} * ${Q}u + ${j}u < ${MR}u) r[(size_t)inst * ${MR}u + ${cc} * ${Q}u + ${j}u] = ${rr}[${j}];

@@ -1,7 +1,8 @@
 ## The papers' Poly benchmark, (a·a + b)·(b·b + b) + a·b mod 2^bits in one kernel: four
-## low-half products and three additions on registers, a and b staged in local memory once.
+## low-half products (two of them squares, at about half the work) and three additions on
+## registers, a and b staged in local memory once; the result leaves through it, coalesced.
 <%namespace file="blocks/common.mako" import="header"/>
-<%namespace file="blocks/stage.mako" import="load_local"/>
+<%namespace file="blocks/stage.mako" import="load_local, store_chunks"/>
 <%namespace file="blocks/arith.mako" import="carry_op_defs"/>
 <%namespace file="blocks/group.mako" import="group_add, group_product"/>
 <%
@@ -32,9 +33,9 @@ void poly(__global const limb_t *a, ulong sa, __global const limb_t *b, ulong sb
     <% seg = "s * %du" % C %>
     limb_t ab1[${Q}], ab2[${Q}], u1[${Q}], u2[${Q}], v1[${Q}], v2[${Q}], w1[${Q}], w2[${Q}];
     ${group_product("ab1", "ab2", "c1", "c2", P("As"), P("Bs"), M, M, Q, "spl", "sc", seg, C)}
-    ${group_product("w1", "w2", "c1", "c2", P("As"), P("As"), M, M, Q, "spl", "sc", seg, C)}
+    ${group_product("w1", "w2", "c1", "c2", P("As"), P("As"), M, M, Q, "spl", "sc", seg, C, square=True)}
     ${group_add([("u1", X("w1"), L("Bs", "c1"), "c1"), ("u2", X("w2"), L("Bs", "c2"), "c2")], Q, "sc", seg, C)}
-    ${group_product("w1", "w2", "c1", "c2", P("Bs"), P("Bs"), M, M, Q, "spl", "sc", seg, C)}
+    ${group_product("w1", "w2", "c1", "c2", P("Bs"), P("Bs"), M, M, Q, "spl", "sc", seg, C, square=True)}
     ${group_add([("v1", X("w1"), L("Bs", "c1"), "c1"), ("v2", X("w2"), L("Bs", "c2"), "c2")], Q, "sc", seg, C)}
     /* a and b are dead: the two factors take their places */
 % for uu, vv, cc in (("u1", "v1", "c1"), ("u2", "v2", "c2")):
@@ -48,12 +49,6 @@ void poly(__global const limb_t *a, ulong sa, __global const limb_t *b, ulong sb
     barrier(CLK_LOCAL_MEM_FENCE);
     ${group_product("w1", "w2", "c1", "c2", P("As"), P("Bs"), M, M, Q, "spl", "sc", seg, C)}
     ${group_add([("u1", X("w1"), X("ab1"), "c1"), ("u2", X("w2"), X("ab2"), "c2")], Q, "sc", seg, C)}
-    if (inst < n) {
-% for uu, cc in (("u1", "c1"), ("u2", "c2")):
-  % for j in range(Q):
-        if (${cc} * ${Q}u + ${j}u < ${MR}u)
-            r[(size_t)inst * ${MR}u + ${cc} * ${Q}u + ${j}u] = ${uu}[${j}]${" & (%s * %du + %du == %du ? %du : 0xFFFFFFFFu)" % (cc, Q, j, MR - 1, TOP_MASK) if TOP_MASK != 0xFFFFFFFF else ""};
-  % endfor
-% endfor
-    }
+    /* group_add ended on a barrier: As is free */
+    ${store_chunks([("u1", "c1"), ("u2", "c2")], "As", "r", MR, TOP_MASK, "inst0", "n", "s", "tid", WG, IPB, Q)}
 }

@@ -263,6 +263,8 @@ def multiplication(ctx, tag: str, bits_a: int, bits_b: int, n: int):
         log(f"[{tag}] mul {bits_a} x {bits_b} bits, n={n}")
         check(f"{tag} mul", mul(a, b), [x * y for x, y in zip(av, bv)], bits_a + bits_b)
         check(f"{tag} mul scalar", mul(a, bv[-1]), [x * bv[-1] for x in av])
+        log(f"[{tag}] square {bits_a} bits, n={n}")
+        check(f"{tag} square", mul(a, a), [x * x for x in av], 2 * bits_a)
     if mul_low is not None:
         for lbits in (None, max(bits_a, bits_b) + 5, max(1, min(bits_a, bits_b) - 3)):
             eff = max(bits_a, bits_b) if lbits is None else lbits

@@ -367,15 +367,17 @@ def test_algorithm_errors():
 
 
 def test_auto_choice(rng, monkeypatch):
-    """auto: basecase for small batches of short quotients; Newton once the cost model says the
-    batch cannot fill the device and the quotient is long (constants forced here)."""
+    """auto: basecase for short quotients; Newton once the quotient is longer than
+    SERIAL_STEPS limbs (the constant forced here), and the basecase again just below it."""
     ba, bb = 96, 64
     stats = run_div(div_pairs(rng, ba, bb), ba, bb, "auto, small", "auto")
     assert stats["algorithm"] == "basecase"
-    monkeypatch.setattr(div_q, "SERIAL_STEPS", 0)
-    monkeypatch.setattr(div_q, "FILL_ITEMS_PER_CU", 10 ** 9)
+    monkeypatch.setattr(div_q, "SERIAL_STEPS", 1)    # 96 / 64 bits: quotients of 2 limbs
     stats = run_div(div_pairs(rng, ba, bb), ba, bb, "auto, long quotients", "auto")
     assert stats["algorithm"] == "newton"
+    monkeypatch.setattr(div_q, "SERIAL_STEPS", 2)
+    stats = run_div(div_pairs(rng, ba, bb), ba, bb, "auto, at the limit", "auto")
+    assert stats["algorithm"] == "basecase"
 
 
 @pytest.mark.parametrize("algorithm", ["auto"] + ALGOS)

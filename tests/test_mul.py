@@ -129,3 +129,38 @@ def test_both_radices_at_small_sizes(monkeypatch, radix, ma, mb):
     assert (a * b).tolist() == [x * y for x, y in zip(A, B)]
     low = 32 * max(ma, mb) - 5
     assert clbig.mul_low(a, b, low).tolist() == [(x * y) % (1 << low) for x, y in zip(A, B)]
+
+
+def run_square(rng, bits, n, what, monkeypatch):
+    """x * x takes the square kernels (each cross product once, doubled, plus the diagonal);
+    a spy on the kernel builder makes sure they really ran."""
+    import clbig.mul_basecase as mb
+    built = []
+    real = mb.kernel
+
+    def spy(ctx, name, entry, wg, **params):
+        built.append(params.get("SQUARE"))
+        return real(ctx, name, entry, wg, **params)
+    monkeypatch.setattr(mb, "kernel", spy)
+    edges = [mask(bits), 0, 1, 1 << (bits - 1), limb_pattern(rng, bits), mask(bits) ^ 1,
+             mask(bits // 2 or 1), (1 << bits) - (1 << (bits // 2))]
+    xs = (edges + [rand_value(rng, bits) for _ in range(n)])[:n]
+    a = clbig.array(xs, bits=bits)
+    sq = [gmpy2.mpz(x) * x for x in xs]
+    check_values((a * a).tolist(), sq, what, (xs,))
+    check_values(clbig.mul_low(a, a).tolist(), [v & mask(bits) for v in sq], what + " mul_low", (xs,))
+    low = max(1, bits - 3)
+    check_values(clbig.mul_low(a, a, low).tolist(), [v & mask(low) for v in sq], f"{what} mod 2^{low}", (xs,))
+    assert built and all(built), f"{what}: the square kernels were not used ({built})"
+    # the same values in a second array are an ordinary product, and agree
+    check_values((a * clbig.array(xs, bits=bits)).tolist(), sq, what + " as a*b", (xs,))
+
+
+@pytest.mark.parametrize("bits", [32, 64, 96, 160, 512, 1000, 2048, 2 ** 13, 2 ** 14 + 96])
+def test_square(rng, monkeypatch, bits):
+    run_square(rng, bits, BATCH if bits <= 2 ** 13 else 5, f"square {bits} bits", monkeypatch)
+
+
+@pytest.mark.parametrize("bits", SMALL_MUL_BITS)
+def test_square_small_workgroups(small_ctx, rng, monkeypatch, bits):
+    run_square(rng, bits, 9, f"square {bits} bits, wg<=8", monkeypatch)

@@ -6,7 +6,7 @@ every operand holds 512 MiB at every size):
   add   1-Add  clbig.add_fixed(a, b, bits)           GB/s over 3*n*bits/8 bytes
   add6  6-Add  clbig.fused.six_add(a, b) = 6a+10b    GB/s over the same bytes, ratio to 1-Add
   mul   1-Mul  clbig.mul_low(a, b) = a*b mod 2**bits  µs, Gu32ops/s with u32ops = n*m*m, m = bits/32
-  poly  Poly   clbig.fused.poly(a, b) = (a·a+b)(b·b+b)+a·b mod 2**bits   µs
+  poly  Poly   clbig.fused.poly(a, b, fused=True) = (a·a+b)(b·b+b)+a·b mod 2**bits, one kernel   µs
   div   Div    clbig.divmod(a, b), b of bits/2 bits   µs, ratio to 1-Mul (n/a until clbig.divmod exists)
 
 and, on one instance given as Python ints (sizes --huge-sizes):

@@ -265,7 +265,10 @@ BLURBS = {
     "mul": "1-Mul: `clbig.mul_low(a, b)` = a·b mod 2^bits. Gu32ops/s counts n·m·m 32-bit "
            "multiply-adds with m = bits/32 (the papers' count, although the low half needs only "
            "about half of them). gmpy2 has no low-half product: it computes the full one and masks.",
-    "poly": "Poly: `clbig.fused.poly(a, b)` = (a·a + b)·(b·b + b) + a·b mod 2^bits in one kernel.",
+    "poly": "Poly: `clbig.fused.poly(a, b, fused=True)` = (a·a + b)·(b·b + b) + a·b mod 2^bits in one "
+            "kernel (classical products, the two squares at half the work) wherever it fits the device's "
+            "local memory (to 2^17 bits on 48 KiB), else product by product. `clbig.fused.poly(a, b)` "
+            "(auto) goes product by product with the NTT where that is faster (from 2^15 bits).",
     "div": "Div: `clbig.divmod(a, b)`, quotient and remainder, dividend of `bits` bits, divisor of "
            "half as many (top limb made odd, so never zero); × 1-Mul = time over 1-Mul's time at the "
            "same size; gmpy2: `f_divmod`. H100 references: issue 4 (prototype: divisors of 2..m/2 "

@@ -27,11 +27,12 @@
 
 ## (r1, r2) = chunks c1 and c2 of the product of LA and LB (columns beyond the chunks carry
 ## nowhere: the result is the product mod B^(C*Q)). spl (ulong) and sc hold C slots per segment.
-<%def name="group_product(r1, r2, c1, c2, LA, LB, MA, MB, Q, spl, sc, seg, C)">
+## square: LA and LB read the same operand (conv_chunk then does about half the work).
+<%def name="group_product(r1, r2, c1, c2, LA, LB, MA, MB, Q, spl, sc, seg, C, square=False)">
     {
         ulong _sp1, _sp2;
-        ${conv_chunk("(%s) * %du" % (c1, Q), r1, "_sp1", LA, LB, MA, MB, Q)}
-        ${conv_chunk("(%s) * %du" % (c2, Q), r2, "_sp2", LA, LB, MA, MB, Q)}
+        ${conv_chunk("(%s) * %du" % (c1, Q), r1, "_sp1", LA, LB, MA, MB, Q, square)}
+        ${conv_chunk("(%s) * %du" % (c2, Q), r2, "_sp2", LA, LB, MA, MB, Q, square)}
         ${spl}[${seg} + (${c1})] = _sp1;
         ${spl}[${seg} + (${c2})] = _sp2;
         barrier(CLK_LOCAL_MEM_FENCE);

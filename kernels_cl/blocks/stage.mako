@@ -72,3 +72,26 @@
     barrier(CLK_LOCAL_MEM_FENCE);
 % endif
 </%def>
+
+## Store chunks (rr, cc) of Q limbs (chunk cc holds limbs cc*Q..) of the group's IPB instances,
+## MR limbs each, through the local buffer D (at least IPB*MR words, free): a work-item's chunk
+## is Q consecutive limbs, so stored directly a warp would write Q-strided words; staged, the
+## global stores are coalesced. The top limb is masked with TOP_MASK.
+<%def name="store_chunks(parts, D, dst, MR, TOP_MASK, inst0, n, s, tid, WG, IPB, Q)">
+% for rr, cc in parts:
+  % for j in range(Q):
+    if ((${cc}) * ${Q}u + ${j}u < ${MR}u) ${D}[${s} * ${MR}u + (${cc}) * ${Q}u + ${j}u] = ${rr}[${j}];
+  % endfor
+% endfor
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint _f = ${tid}; _f < ${IPB}u * ${MR}u; _f += ${WG}u) {
+        const uint _s = _f / ${MR}u;
+        if (${inst0} + _s < ${n}) {
+% if TOP_MASK != 0xFFFFFFFF:
+            ${dst}[(size_t)${inst0} * ${MR}u + _f] = ${D}[_f] & (_f - _s * ${MR}u == ${MR - 1}u ? ${TOP_MASK}u : 0xFFFFFFFFu);
+% else:
+            ${dst}[(size_t)${inst0} * ${MR}u + _f] = ${D}[_f];
+% endif
+        }
+    }
+</%def>
