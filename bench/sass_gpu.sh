@@ -7,7 +7,9 @@ import os, pyopencl as cl, clbig
 from clbig.render import kernel
 ctx = clbig.Context()
 out = os.environ["OUT"]
-for name, params in [("mul_2p13", dict(MODE="single", Q=8, C=32, IPI=16, IPB=4, REGIONS=1, B_GLOBAL=False, MA=256, MB=256, MR=256, TOP_MASK=0xFFFFFFFF))]:
+for name, params in [
+        ("mul_2p13", dict(MODE="single", Q=8, C=32, IPI=16, IPB=4, REGIONS=1, B_GLOBAL=False, SQUARE=False, MA=256, MB=256, MR=256, TOP_MASK=0xFFFFFFFF)),
+        ("mul_2p11", dict(MODE="single", Q=8, C=8, IPI=4, IPB=16, REGIONS=1, B_GLOBAL=False, SQUARE=False, MA=64, MB=64, MR=64, TOP_MASK=0xFFFFFFFF))]:
     k = kernel(ctx, "mul.cl.mako", "mul", None, **params)
     ptx = k.program.get_info(cl.program_info.BINARIES)[0]
     open(f"{out}/{name}.ptx", "wb").write(ptx.rstrip(b"\0"))  # NVIDIA ends it with a NUL: ptxas refuses that

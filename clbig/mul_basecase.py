@@ -42,14 +42,6 @@ def _local_bytes(ipb, q, ma, mb, c, b_global, square=False):
     return P.WORD * (_ops_words(ipb, q, ma, mb, b_global, square) + ipb * c * 3) + 16
 
 
-def _staged(ipb, q, ma, mb, mr, b_global, square) -> bool:
-    """Results go out through the operands' local space (coalesced) where it holds them;
-    CLBIG_MUL_STORE=direct stores each work-item's chunks straight from registers."""
-    if os.environ.get("CLBIG_MUL_STORE", "staged") == "direct":
-        return False
-    return _ops_words(ipb, q, ma, mb, b_global, square) >= ipb * mr
-
-
 def single_plans(ctx, ma: int, mb: int, mr: int, n: int, target_items: int | None = None,
                  square: bool = False):
     """Candidate one-group launch parameters, fastest first."""
@@ -65,8 +57,7 @@ def single_plans(ctx, ma: int, mb: int, mr: int, n: int, target_items: int | Non
             while ipb > 1 and _local_bytes(ipb, q, ma, mb, c, b_global, square) > ctx.local_mem:
                 ipb //= 2
             if _local_bytes(ipb, q, ma, mb, c, b_global, square) <= ctx.local_mem:
-                yield dict(Q=q, C=c, IPI=ipi, IPB=ipb, REGIONS=regions, B_GLOBAL=b_global,
-                           STAGED=_staged(ipb, q, ma, mb, mr, b_global, square))
+                yield dict(Q=q, C=c, IPI=ipi, IPB=ipb, REGIONS=regions, B_GLOBAL=b_global)
                 break
 
 
@@ -93,13 +84,6 @@ def digit_plans(ctx, ma: int, mb: int, mr: int, n: int, target_items: int | None
             yield dict(Q=q, C=c, IPI=ipi, IPB=ipb, REGIONS=regions, DA=da, DB=db)
 
 
-def is_square(a, sa: int, ma: int, b, sb: int, mb: int) -> bool:
-    """Both operands are the same limbs (x * x): one buffer, same stride and length."""
-    same = a is b or (getattr(a, "int_ptr", None) is not None
-                      and getattr(a, "int_ptr", None) == getattr(b, "int_ptr", None))
-    return same and sa == sb and ma == mb
-
-
 def mul(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int):
     """(a * b) mod 2**bits for n instances; returns an (n, ceil(bits/32)) device array.
     A square (the same buffer as both operands) takes each cross product once."""
@@ -108,7 +92,7 @@ def mul(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int):
     out = cla.empty(ctx.queue, (n, mr), np.uint32, allocator=ctx.allocator)
     if n == 0:
         return out
-    square = is_square(a, sa, ma, b, sb, mb) and os.environ.get("CLBIG_NO_SQUARE") != "1"
+    square = P.is_square(a, sa, ma, b, sb, mb)
     common = dict(MA=ma, MB=mb, MR=mr, TOP_MASK=top, SQUARE=square)
     # Radix-2^30 digits beat 32-bit limbs on an H100 from 2^16 bits (34.8 vs 41.4 ms for the
     # 2^32-bit batch) and lose below (2.5 vs 1.1 ms at 2^9): conversions dominate small sizes.
@@ -148,7 +132,7 @@ def _mul_multi(ctx, a, sa, ma, b, sb, mb, n, bits, out, common):
     while True:
         try:
             k = kernel(ctx, "mul.cl.mako", "mul", wg, MODE="multi", Q=q, C=c, IPI=ipi, IPB=wg,
-                       REGIONS=regions, B_GLOBAL=True, STAGED=False, **dict(common, TOP_MASK=0xFFFFFFFF))
+                       REGIONS=regions, B_GLOBAL=True, **dict(common, TOP_MASK=0xFFFFFFFF))
             break
         except DoesNotFit:
             if wg == 1:

@@ -179,7 +179,7 @@ def _twiddles(ctx, f: Field, prime: int, L: int):
     return cache[key]
 
 
-_NIL = dict(L=1, H=1, RB=1, G=1, WG=1, LOAD=False, FWD=False, MID=False, INV=False, BOTH=False,
+_NIL = dict(L=1, H=1, RB=1, G=1, WG=1, LOAD=False, FWD=False, MID=False, INV=False, BOTH=False, SQUARE=False,
             TWIST=False, KEEP=1 << 40, W=0, WI=0, KMAX=4, LT=1, K0=5)
 
 #: levels below this have per-level twiddle tables (blocks/ntt.mako: 2^LT - 1 words)
@@ -228,6 +228,8 @@ def mul(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int, field:
     mr = P.ceil_div(bits, 32)
     if n == 0:
         return cla.empty(ctx.queue, (n, mr), np.uint32, allocator=ctx.allocator)
+    # x * x: one forward transform, squared pointwise
+    square = P.is_square(a, sa, ma, b, sb, mb)
     X = _scratch(ctx, n * mr, np.uint32)
     Y = _scratch(ctx, n * mr, np.uint32)
     L, da, db = transform_log(ma, mb, bits, f.name)
@@ -245,7 +247,7 @@ def mul(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int, field:
         keep = N
     fin = dict(KEEP=keep) if keep < N else {}
     chunk = _chunk(ctx, n, N, step, f.word * (nres + (last > 0)))
-    ta = _scratch(ctx, chunk * N if last else 1, f.dtype)   # a's transform, between passes
+    ta = _scratch(ctx, chunk * N if last and not square else 1, f.dtype)   # a's transform, between passes
     res = [_scratch(ctx, chunk * N, f.dtype) for i in range(nres)]
     per_prime = []
     for prime in f.primes:
@@ -256,8 +258,8 @@ def mul(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int, field:
             fwd=[_pass_kernel(ctx, fp, L, *hrg, LOAD=i == 0, FWD=True) for i, hrg in enumerate(plan[:last])],
             inv=[_pass_kernel(ctx, fp, L, *hrg, INV=True, **(fin if i == 0 else {}))
                  for i, hrg in enumerate(plan[:last])],
-            a_last=None if last == 0 else _pass_kernel(ctx, fp, L, *plan[last], FWD=True),
-            b_last=_pass_kernel(ctx, fp, L, *plan[last], BOTH=last == 0, TWIST=twist, FWD=True,
+            a_last=None if last == 0 or square else _pass_kernel(ctx, fp, L, *plan[last], FWD=True),
+            b_last=_pass_kernel(ctx, fp, L, *plan[last], BOTH=last == 0, TWIST=twist, FWD=True, SQUARE=square,
                                 MID=True, INV=True, **(fin if last == 0 else {})),
             join=twist and f.name == "gl" and kernel(ctx, "ntt.cl.mako", "ntt_last",
                                                       **dict(_NIL, KERNEL="last", L=L, **fp))))
@@ -288,9 +290,10 @@ def mul(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int, field:
                     launch(ctx, pp["join"], P.ceil_div(rows * (N // 2), 256), 256, tb.data,
                            itw.data, np.uint32(rows))
             else:
-                for i in range(last):
-                    run(pp["fwd"][i], plan[i], ta, a, sa, da)   # the operand is read by pass 0 only
-                run(pp["a_last"], plan[last], ta)
+                if not square:
+                    for i in range(last):
+                        run(pp["fwd"][i], plan[i], ta, a, sa, da)   # the operand is read by pass 0 only
+                    run(pp["a_last"], plan[last], ta)
                 for i in range(last):
                     run(pp["fwd"][i], plan[i], tb, b, sb, db)
                 run(pp["b_last"], plan[last], tb)

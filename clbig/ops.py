@@ -41,8 +41,9 @@ def operands(a, b):
     """Coerce two operands to arrays of one context and broadcast their lengths.
     Returns (a, b, n, stride_a, stride_b)."""
     ctx = _context_of(a, b)
+    same = b is a
     a = _coerce(a, ctx, "a")
-    b = _coerce(b, ctx, "b")
+    b = a if same else _coerce(b, ctx, "b")   # x * x uploads once and multiplies as a square
     na, nb = len(a), len(b)
     if na != nb and na != 1 and nb != 1:
         raise ValueError(f"length mismatch: {na} and {nb} (broadcasting needs equal lengths or length 1)")
@@ -129,7 +130,8 @@ def mul(a, b, algorithm: str = "auto"):
     from . import mul_n
     mul_n.check_algorithm(algorithm)   # before any operand is uploaded
     if _is_scalar(a) and _is_scalar(b):  # one product of two plain integers gives an int
-        return mul([a], [b], algorithm).tolist()[0]
+        x = [a]
+        return mul(x, x if (b is a or b == a) else [b], algorithm).tolist()[0]
     a, b, n, sa, sb = operands(a, b)
     bits = a.bits + b.bits
     out = mul_n.mul(a.ctx, a.data.data, sa, a.m, b.data.data, sb, b.m, n, bits, algorithm)

@@ -91,3 +91,13 @@ def scan_plans(ctx, m: int, n: int, stage_buffers: int = 1, q_options=None,
         if local_bytes(ipi, q) <= lmem:
             yield Plan("multi", q, ipi, 1, ceil_div(m, ipi * q))
         ipi //= 2
+
+
+def is_square(a, sa: int, ma: int, b, sb: int, mb: int) -> bool:
+    """Both operands are the same limbs (x * x): one buffer, same stride and length. Squares
+    take about half the work (CLBIG_NO_SQUARE=1 multiplies them as any two operands)."""
+    if os.environ.get("CLBIG_NO_SQUARE") == "1":
+        return False
+    same = a is b or (getattr(a, "int_ptr", None) is not None
+                      and getattr(a, "int_ptr", None) == getattr(b, "int_ptr", None))
+    return same and sa == sb and ma == mb

@@ -10,7 +10,8 @@
 ## What a pass does is a set of flags, in this order:
 ##   LOAD  points are the digits of an operand (limbs in, zero beyond `dcount`), else x
 ##   FWD   forward stages
-##   MID   the pointwise product with a's transform (`other`) times 1/N (`scale`)
+##   MID   the pointwise product with a's transform (`other`) times 1/N (`scale`); SQUARE: the
+##         points times themselves (a * a: a's transform is never made, a third of the work)
 ##   INV   inverse stages
 ## so b's last forward pass, the pointwise product and the first inverse pass are one launch,
 ## and a transform short enough for one pass is a single kernel (BOTH: a's digits through the
@@ -91,19 +92,25 @@ void ntt_pass(__global pt_t *x, __global const uint *limbs, ulong stride, uint d
     const uint inst_base = (uint)(gg0 / ${N // R}u);
     const uint g0 = (uint)(gg0 % ${N // R}u);
 % if BOTH:
+  % if not SQUARE:
     /* the whole product in one launch: a's transform waits in registers (point f = tid + k WG
        of the group in st[k]) while b's is made in local memory */
     ${load_points("limbs", "stride", "dcount", True)}
     ${stages("X", "tw", "ltw", L, H, RB, G, WG, "tid", elem, False, consts(False), KMAX, LT, K0)}
     pt_t st[${PTS // WG}];
-  % for k in range(PTS // WG):
+    % for k in range(PTS // WG):
     st[${k}] = ${XF("tid + %du" % (k * WG))};
-  % endfor
+    % endfor
     barrier(CLK_LOCAL_MEM_FENCE);
+  % endif
     ${load_points("limbs_b", "stride_b", "dcount_b", True)}
     ${stages("X", "tw", "ltw", L, H, RB, G, WG, "tid", elem, False, consts(False), KMAX, LT, K0)}
   % for k in range(PTS // WG):
+    % if SQUARE:
+    ${XF("tid + %du" % (k * WG))} = F_MUL(F_MUL(${XF("tid + %du" % (k * WG))}, ${XF("tid + %du" % (k * WG))}), scale);
+    % else:
     ${XF("tid + %du" % (k * WG))} = F_MUL(F_MUL(${XF("tid + %du" % (k * WG))}, st[${k}]), scale);
+    % endif
   % endfor
     barrier(CLK_LOCAL_MEM_FENCE);
 % else:
@@ -115,7 +122,11 @@ void ntt_pass(__global pt_t *x, __global const uint *limbs, ulong stride, uint d
     for (uint f = tid; f < ${PTS}u; f += ${WG}u) {
         const uint gl = f % ${G}u, i = f / ${G}u;
         const uint inst = inst_base + (g0 + gl) / ${N // R}u;
+  % if SQUARE:
+        ${XF("f")} = F_MUL(F_MUL(${XF("f")}, ${XF("f")}), scale);
+  % else:
         ${XF("f")} = F_MUL(F_MUL(${XF("f")}, other[(size_t)inst * ${N}u + ${elem("gl", "i")}]), scale);
+  % endif
     }
     barrier(CLK_LOCAL_MEM_FENCE);
   % endif

@@ -1,7 +1,7 @@
 """NTT multiplication under Oclgrind (run by oclgrind_cases.py), over both fields: the one-pass
 kernel with several instances per work-group, one long enough for chunks of levels above the
 lowest five, and the strided multi-pass path forced by few
-points (the CRT kernel with the three primes)."""
+points (the CRT kernel with the three primes); each also squares (one transform)."""
 import os
 
 import clbig
@@ -15,6 +15,8 @@ def products(ctx, tag, bits_a, bits_b, n, check, values):
         got = clbig.mul_low(clbig.array(xs, bits=bits_a), clbig.array(ys, bits=bits_b),
                             bits=bits_a - 5, algorithm="ntt")
         check(tag + " low", got, [(x * y) % (1 << (bits_a - 5)) for x, y in zip(xs, ys)])
+        a = clbig.array(xs, bits=bits_a)
+        check(tag + " square", clbig.mul(a, a, algorithm="ntt"), [x * x for x in xs])
 
 
 def run(wide_ctx, small_ctx, guarded, check, values):

@@ -183,3 +183,31 @@ def test_tune_measures_correct_products(tmp_path, monkeypatch):
     from clbig import tune
     got = tune.measure(clbig.current_context(), [8, 12], lambda bits: 3)
     assert set(got) == {8, 12} and all("classical" in v and "ntt" in v for v in got.values())
+
+
+@pytest.mark.parametrize("bits", [32, 1000, 4096, 2 ** 14 + 32])
+def test_ntt_square(rng, monkeypatch, field, bits):
+    """x * x transforms x once and squares pointwise (SQUARE in ntt.cl.mako): one-pass, many
+    passes (64 points per pass) and the twisted halves, full and low halves."""
+    for points in (None, "64"):
+        if points:
+            monkeypatch.setenv("CLBIG_NTT_POINTS", points)
+        xs = [mask(bits), 0, 1, 1 << (bits - 1)] + [rng.getrandbits(bits) for _ in range(3)]
+        a = clbig.array(xs, bits=bits)
+        check_values(clbig.mul(a, a, algorithm="ntt").tolist(), [gmpy2.mpz(x) ** 2 for x in xs],
+                     f"ntt square {bits} bits, points {points}", (xs,))
+        check_values(clbig.mul_low(a, a, algorithm="ntt").tolist(),
+                     [(gmpy2.mpz(x) ** 2) & mask(bits) for x in xs], f"ntt square low {bits}", (xs,))
+
+
+def test_square_of_one_int_is_a_square(rng, monkeypatch):
+    """clbig.mul(x, x) on a Python int uploads x once and takes the square path."""
+    from clbig import plan
+    seen = []
+    real = plan.is_square
+    monkeypatch.setattr(plan, "is_square", lambda *a: seen.append(real(*a)) or seen[-1])
+    x = rng.getrandbits(50000) | 1 << 49999
+    for alg in ("classical", "ntt"):
+        seen.clear()
+        assert clbig.mul(x, x, algorithm=alg) == x * x
+        assert seen and all(seen), alg
