@@ -3,7 +3,8 @@
 ##
 ## Products are taken in blocks of Q×Q: Q limbs of a (i0..i0+Q-1) against a window of 2Q-1
 ## limbs of b, so each block costs 2Q loads for Q² multiply-adds and every array index is a
-## compile-time constant. Each column accumulates in a 32-bit low word and a 64-bit high word:
+## compile-time constant. Each column accumulates in a 32-bit low word and a 64-bit high word
+## (64-bit low words, which spare the compiler register moves, measured the same on an H100):
 ## (ulong)x*y + lo never overflows, so one wide multiply-add and one 64-bit add per product.
 ##
 ## LA(i), LB(j) are callables giving C expressions for limb i of a and j of b; they must read
@@ -40,7 +41,7 @@
         }
 % for q in range(Q):
         {
-            _hi[${q}] = (_hi[${q}] << 1) | (_lo[${q}] >> 31); _lo[${q}] <<= 1;
+            _hi[${q}] = (_hi[${q}] << 1) | ((limb_t)_lo[${q}] >> 31); _lo[${q}] = (limb_t)(_lo[${q}] << 1);
             if (((_k0 + ${q}) & 1) == 0) {
                 const ulong _x = ${LA("(_k0 + %d) / 2" % q)};
                 const ulong _sq = _x * _x, _t = (ulong)_lo[${q}] + (uint)_sq;
