@@ -27,6 +27,7 @@ def median_device_seconds(ctx, f, reps: int = 10) -> float:
 
 
 HOST: list = []   # (perf_counter before, after) of each launch named_launches recorded
+GEOM: list = []   # (kernel, groups, work-group size) of each launch named_launches recorded
 
 
 def named_launches() -> list:
@@ -40,6 +41,7 @@ def named_launches() -> list:
         e = launch(ctx_, k, *a, **kw)
         named.append((k.function_name, e))
         HOST.append((t, time.perf_counter()))
+        GEOM.append((k, a[0] if a else None, a[1] if len(a) > 1 else None))
         return e
     for mod in list(sys.modules.values()):
         if getattr(mod, "launch", None) is launch and mod.__name__.startswith("clbig"):
@@ -54,3 +56,11 @@ def per_kernel_ms(named) -> tuple[dict, dict]:
         per[name] = per.get(name, 0) + (e.profile.end - e.profile.start) * 1e-6
         cnt[name] = cnt.get(name, 0) + 1
     return per, cnt
+
+
+def kernel_params(ctx, k) -> dict:
+    """The template parameters a kernel of this context was built with (clbig.render's key)."""
+    for (template, name, params), kk in ctx._programs.items():
+        if kk is k:
+            return dict(params, _template=template)
+    return {}

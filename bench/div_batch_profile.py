@@ -17,6 +17,7 @@ ap.add_argument("ks", nargs="*", type=int, default=[16, 18])
 ap.add_argument("--scale", type=int, default=0)
 ap.add_argument("--algorithm", default="newton")
 ap.add_argument("--cprofile", action="store_true", help="also where the host spends one division (cProfile)")
+ap.add_argument("--launches", type=int, default=0, help="list the N longest launches with their parameters")
 args = ap.parse_args()
 ctx = clbig.Context()
 named = named_launches()
@@ -33,6 +34,7 @@ with ctx:
         del a2
         named.clear()
         devtools.HOST.clear()
+        devtools.GEOM.clear()
         t0 = time.perf_counter()
         clbig.divmod(a, b, algorithm=args.algorithm)
         t_enq = time.perf_counter() - t0
@@ -62,6 +64,16 @@ with ctx:
               f"inside launch calls; longest host work before a launch:")
         for g, nm in sorted(host, reverse=True)[:6]:
             print(f"    {g * 1e3:7.2f} ms  before {nm}")
+        if args.launches:
+            keys = ("MODE", "OP", "MA", "MB", "MR", "Q", "IPI", "IPB", "G", "L", "H", "RB", "FIELD", "KEEP")
+            rows = []
+            for (nm, e), (k, groups, wg) in zip(named, devtools.GEOM):
+                prm = devtools.kernel_params(ctx, k)
+                rows.append(((e.profile.end - e.profile.start) * 1e-6, nm, groups, wg,
+                             " ".join(f"{x}={prm[x]}" for x in keys if x in prm)))
+            print(f"  the {args.launches} longest launches (ms, kernel, groups x items, parameters):")
+            for ms, nm, groups, wg, desc in sorted(rows, key=lambda r: -r[0])[:args.launches]:
+                print(f"    {ms:7.2f}  {nm:10s} {groups}x{wg}  {desc}")
         print(f"  idle {sum(g for g, _, _ in gaps):.1f} ms in {len(gaps)} gaps; largest:")
         for g, before, after in sorted(gaps, reverse=True)[:10]:
             print(f"    {g:7.2f} ms  {before} -> {after}")
