@@ -64,3 +64,16 @@ def kernel_params(ctx, k) -> dict:
         if kk is k:
             return dict(params, _template=template)
     return {}
+
+
+def spin_kernel(ctx):
+    """spin(queue, (items,), (wg,), buf, np.uint32(rounds)): keeps the device busy for a time
+    set by `rounds` (a multiply-add chain per item over buf's words); for timing the host."""
+    import pyopencl as cl
+    prg = cl.Program(ctx.cl_context, """
+    __kernel void spin(__global uint *x, uint rounds) {
+        uint v = x[get_global_id(0)];
+        for (uint i = 0; i < rounds; i++) v = v * 1664525u + 1013904223u;
+        x[get_global_id(0)] = v;
+    }""").build()
+    return cl.Kernel(prg, "spin")

@@ -8,15 +8,10 @@ import pyopencl as cl
 import pyopencl.array as cla
 
 import clbig
+from devtools import spin_kernel
 
 ctx = clbig.Context()
-prg = cl.Program(ctx.cl_context, """
-__kernel void spin(__global uint *x, uint rounds) {
-    uint v = x[get_global_id(0)];
-    for (uint i = 0; i < rounds; i++) v = v * 1664525u + 1013904223u;
-    x[get_global_id(0)] = v;
-}""").build()
-spin = cl.Kernel(prg, "spin")
+spin = spin_kernel(ctx)
 buf = cl.Buffer(ctx.cl_context, cl.mem_flags.READ_WRITE, 4 << 20)
 rounds = 1000
 while True:   # about 50 ms of device time

@@ -10,16 +10,11 @@ import numpy as np
 import pyopencl as cl
 
 import clbig
+from devtools import spin_kernel
 
 ctx = clbig.Context()
 count = int(sys.argv[1]) if len(sys.argv) > 1 else 200
-prg = cl.Program(ctx.cl_context, """
-__kernel void spin(__global uint *x, uint rounds) {
-    uint v = x[get_global_id(0)];
-    for (uint i = 0; i < rounds; i++) v = v * 1664525u + 1013904223u;
-    x[get_global_id(0)] = v;
-}""").build()
-spin = cl.Kernel(prg, "spin")
+spin = spin_kernel(ctx)
 buf = cl.Buffer(ctx.cl_context, cl.mem_flags.READ_WRITE, 4 << 20)
 for rounds in [int(r) for r in (sys.argv[2] if len(sys.argv) > 2 else "1,1000,20000").split(",")]:
     spin(ctx.queue, (1 << 20,), (256,), buf, np.uint32(rounds)).wait()
