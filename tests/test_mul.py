@@ -156,11 +156,13 @@ def run_square(rng, bits, n, what, monkeypatch):
     check_values((a * clbig.array(xs, bits=bits)).tolist(), sq, what + " as a*b", (xs,))
 
 
-@pytest.mark.parametrize("bits", [32, 64, 96, 160, 512, 1000, 2048, 2 ** 13, 2 ** 14 + 96])
+@pytest.mark.parametrize("bits", [32, 96, 160, 1000, 2048, 2 ** 13, 2 ** 14 + 96])
 def test_square(rng, monkeypatch, bits):
     run_square(rng, bits, BATCH if bits <= 2 ** 13 else 5, f"square {bits} bits", monkeypatch)
 
 
-@pytest.mark.parametrize("bits", SMALL_MUL_BITS)
+# one group's worth and just past it (the multi-group path); 2^14 bits would add five minutes
+# of kernel builds on PoCL for no path the others miss
+@pytest.mark.parametrize("bits", [1056, 4128])
 def test_square_small_workgroups(small_ctx, rng, monkeypatch, bits):
     run_square(rng, bits, 9, f"square {bits} bits, wg<=8", monkeypatch)
