@@ -6,7 +6,6 @@ of a + b, or 1 exactly where a - b borrowed.
 from __future__ import annotations
 
 import numpy as np
-import pyopencl.array as cla
 
 from . import plan as P
 from .render import DoesNotFit, kernel, launch
@@ -27,8 +26,8 @@ def addsub(ctx, op: str, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits:
     mr, top, flag_limb, flag_bit = _flag_params(bits, want_flag)
     m_need = max(ma, mb, mr)
     if out is None:
-        out = cla.empty(ctx.queue, (n, mr), np.uint32, allocator=ctx.allocator)
-    flags = cla.empty(ctx.queue, (max(n, 1),), np.uint8, allocator=ctx.allocator) if want_flag else None
+        out = ctx.empty((n, mr), np.uint32)
+    flags = ctx.empty((max(n, 1),), np.uint8) if want_flag else None
     if n == 0:
         return out, (np.zeros(0, bool) if want_flag else None)
     flag_buf = flags.data if want_flag else out.data  # unused when FLAG_LIMB is None

@@ -212,7 +212,7 @@ class BigIntArray:
 
 
 def _upload(ctx: Context, limbs: np.ndarray, bits: int) -> BigIntArray:
-    data = cla.to_device(ctx.queue, np.ascontiguousarray(limbs, dtype=np.uint32), allocator=ctx.allocator)
+    data = ctx.to_device(np.ascontiguousarray(limbs, dtype=np.uint32))
     return BigIntArray(ctx, data, bits)
 
 

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import numpy as np
-import pyopencl.array as cla
 
 from . import plan as P
 from .add_n import vec_ok
@@ -23,7 +22,7 @@ def compare3(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int) -> np.ndarra
         break
     else:
         raise RuntimeError(f"no comparison kernel fits this device for {max(ma, mb)} limbs")
-    out = cla.empty(ctx.queue, (n * pl.G,), np.uint8, allocator=ctx.allocator)
+    out = ctx.empty((n * pl.G,), np.uint8)
     launch(ctx, k, pl.groups(n), pl.work_group, a, np.uint64(sa), b, np.uint64(sb), out.data, np.uint32(n))
     res = out.get(queue=ctx.queue).reshape(n, pl.G)
     if pl.G == 1:

@@ -6,7 +6,9 @@ import os
 import threading
 from dataclasses import dataclass
 
+import numpy as np
 import pyopencl as cl
+import pyopencl.array as cla
 import pyopencl.tools as cl_tools
 
 
@@ -161,6 +163,15 @@ class Context:
 
     def finish(self):
         self.queue.finish()
+
+    def empty(self, shape, dtype=np.uint32) -> cla.Array:
+        """An uninitialized device array from the context's pool: every array clbig makes
+        comes from here (or from to_device), so a chain of operations reuses freed buffers."""
+        return cla.empty(self.queue, shape, dtype, allocator=self.allocator)
+
+    def to_device(self, host: np.ndarray) -> cla.Array:
+        """A device copy of a host array, from the pool (the copy is blocking)."""
+        return cla.to_device(self.queue, host, allocator=self.allocator)
 
     def buffer(self, nbytes: int):
         """A scratch device buffer from the pool. Never a plain cl.Buffer in a chain of

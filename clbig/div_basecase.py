@@ -21,7 +21,6 @@ take the Newton path (div_q).
 from __future__ import annotations
 
 import numpy as np
-import pyopencl.array as cla
 
 from . import plan as P
 from .render import DoesNotFit, kernel, launch
@@ -86,9 +85,9 @@ def divmod(ctx, u, su: int, mu: int, v, sv: int, mv: int, lens, sl: int, n: int,
     device array, stride sl), none zero. Raises DoesNotFit when no launch fits the device.
     stats, a dict, receives the launch plan and per instance the steps that took the slow
     path ("slow") and the add-backs ("addback") as numpy arrays."""
-    q = cla.empty(ctx.queue, (n, mu), np.uint32, allocator=ctx.allocator)
-    r = cla.empty(ctx.queue, (n, mv), np.uint32, allocator=ctx.allocator)
-    st = cla.empty(ctx.queue, (n, 2), np.uint32, allocator=ctx.allocator)
+    q = ctx.empty((n, mu), np.uint32)
+    r = ctx.empty((n, mv), np.uint32)
+    st = ctx.empty((n, 2), np.uint32)
     for pl in plans(ctx, mv, n):
         wg = pl["IPB"] * pl["C"]
         try:

@@ -152,7 +152,7 @@ def _wg(ctx):
 
 def bitlen(ctx, a, sa: int, ma: int, n: int) -> cla.Array:
     """Bit length of each of n instances (uint32 device array; 0 for a zero instance)."""
-    out = cla.empty(ctx.queue, (max(n, 1),), np.uint32, allocator=ctx.allocator)
+    out = ctx.empty((max(n, 1),), np.uint32)
     k = kernel(ctx, "div.cl.mako", "bitlen", KERNEL="bitlen", MA=ma, MR=0)
     launch(ctx, k, P.ceil_div(n, _wg(ctx)), _wg(ctx), a, np.uint64(sa), out.data, np.uint32(n))
     return out
@@ -160,7 +160,7 @@ def bitlen(ctx, a, sa: int, ma: int, n: int) -> cla.Array:
 
 def vshift(ctx, a, sa: int, ma: int, n: int, lens, sl: int, sgn: int, c: int, mr: int) -> cla.Array:
     """floor(a * 2^(sgn*lens[i*sl] + c)) mod B^mr per instance, as an (n, mr) device array."""
-    out = cla.empty(ctx.queue, (n, mr), np.uint32, allocator=ctx.allocator)
+    out = ctx.empty((n, mr), np.uint32)
     k = kernel(ctx, "div.cl.mako", "vshift", KERNEL="vshift", MA=ma, MR=mr)
     launch(ctx, k, P.ceil_div(n * mr, _wg(ctx)), _wg(ctx), a, np.uint64(sa), lens, np.uint32(sl),
            np.int32(sgn), np.int64(c), out.data, np.uint32(n))
@@ -168,7 +168,7 @@ def vshift(ctx, a, sa: int, ma: int, n: int, lens, sl: int, sgn: int, c: int, mr
 
 
 def _inv_init(ctx, v2: cla.Array, n: int) -> cla.Array:
-    out = cla.empty(ctx.queue, (n, 2), np.uint32, allocator=ctx.allocator)
+    out = ctx.empty((n, 2), np.uint32)
     k = kernel(ctx, "div.cl.mako", "inv_init", KERNEL="inv_init", MA=2, MR=2)
     launch(ctx, k, P.ceil_div(n, _wg(ctx)), _wg(ctx), v2.data, out.data, np.uint32(n))
     return out
@@ -183,7 +183,7 @@ def _const(ctx, value: int, m: int) -> cla.Array:
     key = (value, m)
     if key not in cache:
         host = np.frombuffer(value.to_bytes(4 * m, "little"), dtype="<u4").astype(np.uint32).reshape(1, m)
-        cache[key] = cla.to_device(ctx.queue, host, allocator=ctx.allocator)
+        cache[key] = ctx.to_device(host)
     return cache[key]
 
 
@@ -195,7 +195,7 @@ def _base_power(ctx, p: int) -> cla.Array:
     if key not in cache:
         host = np.zeros((1, p + 1), np.uint32)
         host[0, p] = 1
-        cache[key] = cla.to_device(ctx.queue, host, allocator=ctx.allocator)
+        cache[key] = ctx.to_device(host)
     return cache[key]
 
 
@@ -263,7 +263,7 @@ def _basecase_wins(ctx, mu: int, mv: int, n: int) -> bool:
 
 # -- division -----------------------------------------------------------------------------------
 def _mask(ctx, flags: np.ndarray) -> cla.Array:
-    return cla.to_device(ctx.queue, flags.astype(np.uint32).reshape(-1, 1), allocator=ctx.allocator)
+    return ctx.to_device(flags.astype(np.uint32).reshape(-1, 1))
 
 
 def _step(ctx, op: str, x: cla.Array, m: int, y: cla.Array, n: int) -> cla.Array:
@@ -294,10 +294,6 @@ def _correct(ctx, flagged, q, mq: int, q_op: str, x, wide: int, v, sv: int, mv: 
     return q, x, fixed
 
 
-def _empty(ctx, n, m):
-    return cla.empty(ctx.queue, (n, m), np.uint32, allocator=ctx.allocator)
-
-
 def divmod_arrays(a: BigIntArray, b: BigIntArray, n: int, sa: int, sb: int, *,
                   algorithm: str = "auto", w_offset: int = 0, q_offset: int = 0,
                   stats: dict | None = None):
@@ -319,7 +315,7 @@ def divmod_arrays(a: BigIntArray, b: BigIntArray, n: int, sa: int, sb: int, *,
         if not div_basecase.fits(ctx, mv):
             raise ValueError(_no_basecase(ctx, mv))
     if n == 0:
-        return BigIntArray(ctx, _empty(ctx, 0, mu), a.bits), BigIntArray(ctx, _empty(ctx, 0, mv), b.bits)
+        return BigIntArray(ctx, ctx.empty((0, mu)), a.bits), BigIntArray(ctx, ctx.empty((0, mv)), b.bits)
     lens = bitlen(ctx, b.data.data, mv, mv, nv)
     lens_host = lens.get(queue=ctx.queue)[:nv]
     if not lens_host.all():

@@ -5,7 +5,6 @@ operation (still exact, only slower)."""
 from __future__ import annotations
 
 import numpy as np
-import pyopencl.array as cla
 
 from . import mul_basecase
 from . import plan as P
@@ -27,7 +26,7 @@ def six_add(a, b, bits: int | None = None) -> BigIntArray:
     """6a + 10b mod 2**bits by six chained additions in one kernel."""
     a, b, n, sa, sb, bits, mr, top = _setup(a, b, bits)
     ctx = a.ctx
-    out = cla.empty(ctx.queue, (n, mr), np.uint32, allocator=ctx.allocator)
+    out = ctx.empty((n, mr), np.uint32)
     for pl in P.scan_plans(ctx, mr, n, chained=True):
         if pl.mode != "single":
             break
@@ -64,7 +63,7 @@ def poly(a, b, bits: int | None = None, fused: bool | None = None) -> BigIntArra
         from . import mul_n
         fused = mul_n.choose(ctx, mr, mr, bits, max(n, 1)) == "classical"
     if fused and a.m <= mr and b.m <= mr:
-        out = cla.empty(ctx.queue, (n, mr), np.uint32, allocator=ctx.allocator)
+        out = ctx.empty((n, mr), np.uint32)
         for q in mul_basecase._q_options(mr):
             c = P.ceil_div(P.ceil_div(mr, q), 2) * 2
             ipi = c // 2

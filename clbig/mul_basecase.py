@@ -89,7 +89,7 @@ def mul(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int):
     A square (the same buffer as both operands) takes each cross product once."""
     mr = P.ceil_div(bits, 32)
     top = (1 << (bits % 32)) - 1 if bits % 32 else 0xFFFFFFFF
-    out = cla.empty(ctx.queue, (n, mr), np.uint32, allocator=ctx.allocator)
+    out = ctx.empty((n, mr), np.uint32)
     if n == 0:
         return out
     square = P.is_square(a, sa, ma, b, sb, mb)

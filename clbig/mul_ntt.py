@@ -26,7 +26,6 @@ from __future__ import annotations
 import os
 
 import numpy as np
-import pyopencl.array as cla
 
 from . import add_n
 from . import plan as P
@@ -169,9 +168,9 @@ def _twiddles(ctx, f: Field, prime: int, L: int):
         count = (1 << min(L, LEVEL_TABLES)) - 1
         tabs, levels = [], []
         for root in (w, wi):
-            t = cla.empty(ctx.queue, half, f.dtype, allocator=ctx.allocator)
+            t = ctx.empty(half, f.dtype)
             k(ctx.queue, (P.ceil_div(half, 64) * 64,), (64,), t.data, np.uint64(root), np.uint32(half))
-            lt = cla.empty(ctx.queue, max(1, count), f.dtype, allocator=ctx.allocator)
+            lt = ctx.empty(max(1, count), f.dtype)
             gather(ctx.queue, (P.ceil_div(count, 64) * 64,), (64,), lt.data, t.data, np.uint32(count))
             tabs.append(t)
             levels.append(lt)
@@ -205,12 +204,6 @@ def _pass_kernel(ctx, fp, L, H, RB, G, **flags):
             wg //= 2
 
 
-def _scratch(ctx, count: int, dtype) -> cla.Array:
-    """A device array of `count` elements from the context's memory pool: division makes dozens
-    of products in a row, and the pool hands each the buffers the last one freed."""
-    return cla.empty(ctx.queue, max(count, 1), dtype, allocator=ctx.allocator)
-
-
 def _chunk(ctx, n: int, N: int, step: int, bytes_per_point: int) -> int:
     """Instances per round: the chunk's transforms within a quarter of device memory and
     its largest allocation, a multiple of `step` (instances per work-group of the last pass)."""
@@ -227,11 +220,13 @@ def mul(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int, field:
         raise DoesNotFit(f"ntt: {why}")
     mr = P.ceil_div(bits, 32)
     if n == 0:
-        return cla.empty(ctx.queue, (n, mr), np.uint32, allocator=ctx.allocator)
+        return ctx.empty((n, mr), np.uint32)
     # x * x: one forward transform, squared pointwise
     square = P.is_square(a, sa, ma, b, sb, mb)
-    X = _scratch(ctx, n * mr, np.uint32)
-    Y = _scratch(ctx, n * mr, np.uint32)
+    # scratch from the context's pool: division makes dozens of products in a row, and the
+    # pool hands each the buffers the last one freed
+    X = ctx.empty(n * mr)
+    Y = ctx.empty(n * mr)
     L, da, db = transform_log(ma, mb, bits, f.name)
     N = 1 << L
     twist = twisted(ctx, L, da, db, f.word)
@@ -247,8 +242,8 @@ def mul(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int, field:
         keep = N
     fin = dict(KEEP=keep) if keep < N else {}
     chunk = _chunk(ctx, n, N, step, f.word * (nres + (last > 0)))
-    ta = _scratch(ctx, chunk * N if last and not square else 1, f.dtype)   # a's transform, between passes
-    res = [_scratch(ctx, chunk * N, f.dtype) for i in range(nres)]
+    ta = ctx.empty(chunk * N if last and not square else 1, f.dtype)   # a's transform, between passes
+    res = [ctx.empty(chunk * N, f.dtype) for i in range(nres)]
     per_prime = []
     for prime in f.primes:
         w, wi, scale = _roots(f, prime, L)

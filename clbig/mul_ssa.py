@@ -15,7 +15,6 @@ import os
 
 import numpy as np
 import pyopencl as cl
-import pyopencl.array as cla
 
 from . import add_n, mul_basecase
 from . import plan as P_
@@ -205,7 +204,7 @@ def mul(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int, pointw
         raise ValueError(f"ssa: operands of {ma} and {mb} limbs, {bits} bits, {n} instances, "
                          f"strides {sa}, {sb}: limbs and bits must be positive, the rest >= 0")
     mr = P_.ceil_div(bits, 32)
-    out = cla.empty(ctx.queue, (n, mr), np.uint32, allocator=ctx.allocator)
+    out = ctx.empty((n, mr), np.uint32)
     if n == 0:
         return out
     reason = supports(ctx, ma, mb, bits)
@@ -238,7 +237,7 @@ def mul(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int, pointw
         _tile(ctx, once[x.int_ptr], T, N * (P + 1), c)
         return T
 
-    spill = cla.empty(ctx.queue, (n, mr), np.uint32, allocator=ctx.allocator)
+    spill = ctx.empty((n, mr), np.uint32)
     for i0 in range(0, n, chunk):
         c = min(chunk, n - i0)
         Ta = transform(a, sa, pl["ma"], i0, c)

@@ -32,14 +32,14 @@ def upload(ctx, vals: list, m: int) -> cla.Array:
     offsets = np.zeros(n, np.uint64)
     np.cumsum(counts[:-1], out=offsets[1:])
     total = int(counts.sum())
-    out = cla.empty(ctx.queue, (n, m), np.uint32, allocator=ctx.allocator)
-    d = cla.empty(ctx.queue, max(1, total), np.uint32, allocator=ctx.allocator)
+    out = ctx.empty((n, m), np.uint32)
+    d = ctx.empty(max(1, total), np.uint32)
     # the views point into the ints: copy while `vals` holds them, before returning
     host = views[0] if n == 1 else np.concatenate(views)
     if total:
         cl.enqueue_copy(ctx.queue, d.data, host, is_blocking=True)
-    off_d = cla.to_device(ctx.queue, offsets, allocator=ctx.allocator)
-    cnt_d = cla.to_device(ctx.queue, counts, allocator=ctx.allocator)
+    off_d = ctx.to_device(offsets)
+    cnt_d = ctx.to_device(counts)
     krn = kernel(ctx, "radix.cl.mako", "digits_to_limbs", KERNEL="digits_to_limbs", M=m, ND=0, WG=0)
     wg = min(256, ctx.max_items)
     launch(ctx, krn, P.ceil_div(n * m, wg), wg, d.data, off_d.data, cnt_d.data, out.data, np.uint32(n))
@@ -51,7 +51,7 @@ def bit_lengths(ctx, data: cla.Array) -> np.ndarray:
     n, m = data.shape
     wg = min(256, ctx.max_items)
     krn = kernel(ctx, "radix.cl.mako", "bit_length", work_group=wg, KERNEL="bit_length", M=m, ND=0, WG=wg)
-    out = cla.empty(ctx.queue, (n,), np.uint64, allocator=ctx.allocator)
+    out = ctx.empty((n,), np.uint64)
     launch(ctx, krn, n, wg, data.data, np.uint64(data.strides[0] // 4), out.data)
     return out.get(queue=ctx.queue)
 
@@ -65,7 +65,7 @@ def download(ctx, data: cla.Array) -> list[int]:
     nd_max = pyint.ndigits(int(lengths.max(initial=0)))
     if nd_max == 0:
         return [0] * n
-    digits = cla.empty(ctx.queue, (n, nd_max), np.uint32, allocator=ctx.allocator)
+    digits = ctx.empty((n, nd_max), np.uint32)
     mm = min(m, P.ceil_div(nd_max * pyint.DIGIT_BITS, 32))   # limbs the digits come from
     krn = kernel(ctx, "radix.cl.mako", "limbs_to_digits", KERNEL="limbs_to_digits", M=mm, ND=nd_max, WG=0)
     wg = min(256, ctx.max_items)

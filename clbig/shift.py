@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import numpy as np
-import pyopencl.array as cla
 
 from . import plan as P
 from .render import kernel, launch
@@ -11,7 +10,7 @@ from .render import kernel, launch
 def shift(ctx, a, sa: int, ma: int, n: int, k: int, left: bool, bits_out: int):
     """a << k (left) or a >> k, as an (n, ceil(bits_out/32)) device array."""
     mr = P.ceil_div(bits_out, 32)
-    out = cla.empty(ctx.queue, (n, mr), np.uint32, allocator=ctx.allocator)
+    out = ctx.empty((n, mr), np.uint32)
     if n == 0:
         return out
     krn = kernel(ctx, "shift.cl.mako", "shift", MA=ma, MR=mr, LEFT=left)
