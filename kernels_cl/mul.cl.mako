@@ -14,7 +14,7 @@
 <%namespace file="blocks/common.mako" import="header"/>
 <%namespace file="blocks/stage.mako" import="load_local"/>
 <%namespace file="blocks/arith.mako" import="carry_op_defs"/>
-<%namespace file="blocks/conv.mako" import="conv_chunk"/>
+<%namespace file="blocks/conv.mako" import="conv_pair"/>
 <%namespace file="blocks/group.mako" import="group_product"/>
 <%
     WG = IPB * IPI if MODE == "single" else IPB  # multi: IPB is just the group size
@@ -82,8 +82,7 @@ void mul(__global const limb_t *a, ulong sa, __global const limb_t *b, ulong sb,
     }
 % else:
     ulong sp1, sp2;
-    ${conv_chunk("c1 * %du" % Q, "r1", "sp1", LA, LB, MA, MB, Q, SQUARE)}
-    ${conv_chunk("c2 * %du" % Q, "r2", "sp2", LA, LB, MA, MB, Q, SQUARE)}
+    ${conv_pair("c1 * %du" % Q, "c2 * %du" % Q, "r1", "r2", "sp1", "sp2", LA, LB, MA, MB, Q, SQUARE)}
   % for rr, cc, ss in (("r1", "c1", "sp1"), ("r2", "c2", "sp2")):
     % for j in range(Q):
     if (${cc} * ${Q}u + ${j}u < ${MR}u) r[(size_t)inst * ${MR}u + ${cc} * ${Q}u + ${j}u] = ${rr}[${j}];

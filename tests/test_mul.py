@@ -166,3 +166,40 @@ def test_square(rng, monkeypatch, bits):
 @pytest.mark.parametrize("bits", [1056, 4128])
 def test_square_small_workgroups(small_ctx, rng, monkeypatch, bits):
     run_square(rng, bits, 9, f"square {bits} bits, wg<=8", monkeypatch)
+
+
+def carry_modes():
+    """"c" everywhere; "ptx" too when the session's device is NVIDIA's (it takes inline PTX)."""
+    dev = clbig.Context().device
+    return ["c"] + (["ptx"] if "nvidia" in dev.platform.name.lower() else [])
+
+
+@pytest.mark.parametrize("mode", carry_modes())
+def test_carry_chain_accumulators(monkeypatch, rng, mode):
+    """The classical kernels' carry-chain accumulators (conv.mako's CARRY: the PTX path on
+    NVIDIA, its OpenCL C twin elsewhere) on products, squares, low halves and the multi-group
+    path, with all-ones operands for the longest carry chains."""
+    monkeypatch.setenv("CLBIG_CARRY", mode)
+    monkeypatch.setenv("CLBIG_MUL_RADIX", "32")
+    for wg, sizes in ((None, [(32, 32), (96, 416), (2048, 2048), (4128, 1000)]), (8, [(1056, 1056)])):
+        ctx = clbig.Context(max_work_group_size=wg) if wg else clbig.Context()
+        assert ctx.carry == mode
+        with ctx:
+            for ba, bb in sizes:
+                pairs = mul_pairs(rng, ba, bb, n=7)
+                xs, ys = [p[0] for p in pairs], [p[1] for p in pairs]
+                a, b = clbig.array(xs, bits=ba), clbig.array(ys, bits=bb)
+                what = f"carry={mode} wg={wg} {ba}x{bb}"
+                check_values((a * b).tolist(), [x * y for x, y in pairs], what, (xs, ys))
+                w = max(ba, bb)
+                check_values(clbig.mul_low(a, b).tolist(), [x * y & mask(w) for x, y in pairs],
+                             what + " mul_low", (xs, ys))
+                check_values((a * a).tolist(), [x * x for x in xs], what + " square", (xs,))
+                check_values(clbig.mul_low(a, a).tolist(), [x * x & mask(ba) for x in xs],
+                             what + " square mul_low", (xs,))
+
+
+def test_carry_mode_checked(monkeypatch):
+    monkeypatch.setenv("CLBIG_CARRY", "fast")
+    with pytest.raises(ValueError, match="CLBIG_CARRY"):
+        clbig.Context()

@@ -4,7 +4,7 @@
 ## so intermediates never leave the chip.
 <%namespace file="scan.mako" import="seg_scan"/>
 <%namespace file="arith.mako" import="add_chunk, apply_carry"/>
-<%namespace file="conv.mako" import="conv_chunk, add_spill"/>
+<%namespace file="conv.mako" import="conv_pair, add_spill"/>
 
 ## dst = x + y (mod B^(C*Q)) for each (dst, x, y, pos) in `parts`; x, y: limb-index -> expr.
 <%def name="group_add(parts, Q, sc, seg, C, cin0='0u')">
@@ -27,12 +27,11 @@
 
 ## (r1, r2) = chunks c1 and c2 of the product of LA and LB (columns beyond the chunks carry
 ## nowhere: the result is the product mod B^(C*Q)). spl (ulong) and sc hold C slots per segment.
-## square: LA and LB read the same operand (conv_chunk then does about half the work).
+## square: LA and LB read the same operand (conv_pair then does about half the work).
 <%def name="group_product(r1, r2, c1, c2, LA, LB, MA, MB, Q, spl, sc, seg, C, square=False)">
     {
         ulong _sp1, _sp2;
-        ${conv_chunk("(%s) * %du" % (c1, Q), r1, "_sp1", LA, LB, MA, MB, Q, square)}
-        ${conv_chunk("(%s) * %du" % (c2, Q), r2, "_sp2", LA, LB, MA, MB, Q, square)}
+        ${conv_pair("(%s) * %du" % (c1, Q), "(%s) * %du" % (c2, Q), r1, r2, "_sp1", "_sp2", LA, LB, MA, MB, Q, square)}
         ${spl}[${seg} + (${c1})] = _sp1;
         ${spl}[${seg} + (${c2})] = _sp2;
         barrier(CLK_LOCAL_MEM_FENCE);
