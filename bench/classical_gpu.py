@@ -61,7 +61,15 @@ with ctx:
         a, b = random_batch(ctx, rng, n, bits // 32), random_batch(ctx, rng, n, bits // 32)
         A, B, M = a[0:2].tolist(), b[0:2].tolist(), (1 << bits) - 1
         ref = [((x * x + y) * (y * y + y) + x * y) & M for x, y in zip(A, B)]
-        for fused in (True, None):
-            run(f"2^{lg} Poly fused={fused}", lambda: clbig.fused.poly(a, b, fused=fused), ref,
+        for var in args.variants.split(";"):
+            k, v = var.split("=")
+            for knob in KNOBS:
+                os.environ.pop(knob, None)
+            os.environ[k] = v
+            run(f"2^{lg} Poly fused=True {var}", lambda: clbig.fused.poly(a, b, fused=True), ref,
                 3 if lg >= 15 else 10)
+        for knob in KNOBS:
+            os.environ.pop(knob, None)
+        run(f"2^{lg} Poly fused=None", lambda: clbig.fused.poly(a, b, fused=None), ref,
+            3 if lg >= 15 else 10)
         del a, b

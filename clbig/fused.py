@@ -64,7 +64,7 @@ def poly(a, b, bits: int | None = None, fused: bool | None = None) -> BigIntArra
         fused = mul_n.choose(ctx, mr, mr, bits, max(n, 1)) == "classical"
     if fused and a.m <= mr and b.m <= mr:
         out = ctx.empty((n, mr), np.uint32)
-        for q in mul_basecase._q_options(mr):
+        for q in mul_basecase._q_options(mr, ctx.carry, square=True):   # Poly squares twice
             c = P.ceil_div(P.ceil_div(mr, q), 2) * 2
             ipi = c // 2
             ld = 5 * q + mr

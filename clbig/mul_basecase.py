@@ -16,8 +16,14 @@ from . import plan as P
 from .render import DoesNotFit, kernel, launch
 
 
-def _q_options(mr: int):
-    if mr >= 64:
+def _q_options(mr: int, carry: str = "", square: bool = False):
+    # Carry chains keep a chunk in Q+2 registers instead of 3Q: Q=16 then wins from 2^13 bits
+    # on an H100 (4.5 against 4.5-5.1 ms, 15.1 against 16.2 ms at 2^15), Q=8 below (1.6 against
+    # 3.1 ms at 2^11). Not for squares: their edge blocks test Q² terms (2^13: 4.3 against 3.0
+    # ms; the fused Poly 23.0 against 15.8 ms).
+    if mr >= 256 and carry and not square:
+        q = (16, 8)
+    elif mr >= 64:
         q = (8, 16)
     elif mr >= 8:
         q = (4, 8, 16)
@@ -47,7 +53,7 @@ def single_plans(ctx, ma: int, mb: int, mr: int, n: int, target_items: int | Non
     """Candidate one-group launch parameters, fastest first."""
     target_items = target_items or P.env_ints("CLBIG_MUL_ITEMS", (64,))[0]  # best of 64/128/256 on an H100
     regions = 2 if mr > max(ma, mb) else 1
-    for q in _q_options(mr):
+    for q in _q_options(mr, ctx.carry, square):
         c = _chunks(mr, q, regions)
         ipi = c // 2
         if ipi > ctx.max_items:

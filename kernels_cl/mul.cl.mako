@@ -25,15 +25,15 @@
     A_OWN = MODE == "single" and not (SQUARE and not B_GLOBAL)   # a staged apart from b
     OPS = IPB * ((ALD if A_OWN else 0) + (0 if B_GLOBAL else BLD))
     if MODE == "single" and A_OWN:
-        LA = lambda i: "As[s * %du + (%s)]" % (ALD, i)
+        LA = lambda i, o=0: "(As + s * %du + (%s))[%d]" % (ALD, i, o)
     elif MODE == "single":
-        LA = lambda i: "Bs[s * %du + %d + (%s)]" % (BLD, LPAD, i)
+        LA = lambda i, o=0: "(Bs + s * %du + %d + (%s))[%d]" % (BLD, LPAD, i, o)
     else:
-        LA = lambda i: "((%s) < %d ? ap[%s] : 0u)" % (i, MA, i)
+        LA = lambda i, o=0: "((%s) + %d < %d ? ap[(%s) + %d] : 0u)" % (i, o, MA, i, o)
     if MODE == "single" and not B_GLOBAL:
-        LB = lambda j: "Bs[s * %du + %d + (%s)]" % (BLD, LPAD, j)
+        LB = lambda j, o=0: "(Bs + s * %du + %d + (%s))[%d]" % (BLD, LPAD, j, o)
     else:
-        LB = lambda j: "((uint)(%s) < %du ? bp[%s] : 0u)" % (j, MB, j)
+        LB = lambda j, o=0: "((uint)((%s) + %d) < %du ? bp[(%s) + %d] : 0u)" % (j, o, MB, j, o)
 %>
 ${header()}
 ${carry_op_defs()}

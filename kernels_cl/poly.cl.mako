@@ -10,7 +10,7 @@
     LPAD = 3 * Q
     LD = LPAD + M + 2 * Q   # both operands in the zero-margined layout
     RC = C
-    P = lambda buf: (lambda i: "%s[s * %du + %d + (%s)]" % (buf, LD, LPAD, i))
+    P = lambda buf: (lambda i, o=0: "(%s + s * %du + %d + (%s))[%d]" % (buf, LD, LPAD, i, o))
     X = lambda v: (lambda j: "%s[%d]" % (v, j))
     L = lambda buf, c: (lambda j: "%s[s * %du + %d + (%s) * %du + %d]" % (buf, LD, LPAD, c, Q, j))
 %>

@@ -15,8 +15,10 @@
 ## (Q+2)-limb number instead, each row a_u·window added by two carry chains: two multiply-adds
 ## per product and none of the register moves ptxas puts around 64-bit accumulators.
 ##
-## LA(i), LB(j) are callables giving C expressions for limb i of a and j of b; they must read
-## zero for i >= MA (up to MA + Q - 1) and for j < 0 or j >= MB (from -3Q+2 to MB + 2Q - 3).
+## LA(i, o), LB(j, o) are callables giving C expressions for limb i + o of a and j + o of b (i
+## an expression, o a constant offset, default 0: a base pointer plus constant offsets lets the
+## compiler fold each block's addresses into its loads); they must read zero for limbs of a
+## >= MA (up to MA + Q - 1) and of b < 0 or >= MB (from -3Q+2 to MB + 2Q - 3).
 ## Result: r1, r2 the chunks' low limbs, sp1, sp2 (ulong) what overflows into the next chunk.
 ## square: LA and LB are the same operand (a·a). Each cross product a_i·a_j, i < j, is taken
 ## once and the columns doubled afterwards, plus the squares a_i² on even columns: about half
@@ -63,7 +65,7 @@
                 } while (_i0 > _iend);
                 if (_ph == 3) break;
 % for s in range(2 * Q - 1):
-                _w[${s}] = ${LB("_k0 - _i0 - %d" % (Q - 1 - s))};
+                _w[${s}] = ${LB("_k0 - _i0", s - Q + 1)};
 % endfor
             }
 % if square:
@@ -159,7 +161,7 @@
             ulong _a[${Q}];
 % endif
 % for u in range(Q):
-            _a[${u}] = ${LA("_i0 + %d" % u)};
+            _a[${u}] = ${LA("_i0", u)};
 % endfor
 % for u in range(Q):
 <% q0 = u if kind == "triangle" else 0 %>\
@@ -188,7 +190,7 @@
             _w[${s}] = _w[${s - Q}];
 % endfor
 % for s in range(Q):
-            _w[${s}] = ${LB("_k0 - _i0 - %d" % (2 * Q - 1 - s))};
+            _w[${s}] = ${LB("_k0 - _i0", s - 2 * Q + 1)};
 % endfor
 </%def>
 
