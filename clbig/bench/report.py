@@ -33,6 +33,8 @@ TARGET_TEXT = {
     "add6": f"6-Add time <= {ADD6_RATIO:g}x 1-Add time at the same size (any device)",
     "mul": f"1-Mul time <= {MUL_VS_PROTO:g}x H100 proto, and <= {MUL_VS_CGBN:g}x H100 CGBN where CGBN "
            f"is faster (H100, full-size batches only)",
+    "mulc": f"1-Mul classical: the same, for the classical product at every size (H100, full-size "
+            f"batches only)",
     "poly": f"Poly time <= {POLY_VS_PROTO:g}x H100 proto (H100, full-size batches only)",
     "div": f"Div time <= {DIV_VS_MUL:g}x 1-Mul time at 2^15..2^18 (any device); <= {DIV_VS_CGBN:g}x "
            f"H100 CGBN at 2^11..2^15 and <= {DIV_VS_PROTO:g}x H100 proto at 2^16..2^17 (H100, full size)",
@@ -83,11 +85,11 @@ def evaluate(res: dict, force: bool = False) -> None:
             if ok and r["bits"] in add_us:
                 r["ratio_to_add"] = r["us"] / add_us[r["bits"]]
                 t["pass"] = r["ratio_to_add"] <= ADD6_RATIO
-        elif r["op"] in ("mul", "poly"):
+        elif r["op"] in ("mul", "mulc", "poly"):
             bounds = []
             p = _ref(r["op"], "proto", lg)
             c = _ref(r["op"], "cgbn", lg)
-            if r["op"] == "mul":
+            if r["op"] in ("mul", "mulc"):
                 if _num(p):
                     bounds.append(MUL_VS_PROTO * p)
                 if _num(c) and (not _num(p) or c < p):
@@ -220,7 +222,7 @@ def op_table(res: dict, op: str) -> tuple:
             rows.append([_size(r), r["n"], us, kern, _f(r.get("GBps")) if ok else "",
                          f"{ratio:.2f}x" if ratio is not None else "–", *g, _f(p), href,
                          f"<= {ADD6_RATIO:g}x", _verdict(t)])
-        elif op == "mul":
+        elif op in ("mul", "mulc"):
             rows.append([_size(r), r["n"], us, kern, _f(r.get("Gu32ops")) if ok else "", *g, _f(p), _f(c),
                          _f(t.get("value")), _verdict(t)])
         elif op == "poly":
@@ -246,6 +248,8 @@ def op_table(res: dict, op: str) -> tuple:
                  "target", "verdict"],
         "mul": ["bits", "n", "µs", "kernels", "Gu32ops/s", *gh, "H100 proto µs", "H100 CGBN µs",
                 "target µs", "verdict"],
+        "mulc": ["bits", "n", "µs", "kernels", "Gu32ops/s", *gh, "H100 proto µs", "H100 CGBN µs",
+                 "target µs", "verdict"],
         "poly": ["bits", "n", "µs", "kernels", *gh, "H100 proto µs", "H100 CGBN µs", "target µs", "verdict"],
         "div": ["bits", "divisor bits", "n", "µs", "kernels", "× 1-Mul", *gh, "H100 proto µs",
                 "H100 CGBN µs", "target µs", "verdict"],
@@ -265,6 +269,9 @@ BLURBS = {
     "mul": "1-Mul: `clbig.mul_low(a, b)` = a·b mod 2^bits. Gu32ops/s counts n·m·m 32-bit "
            "multiply-adds with m = bits/32 (the papers' count, although the low half needs only "
            "about half of them). gmpy2 has no low-half product: it computes the full one and masks.",
+    "mulc": "1-Mul classical: `clbig.mul_low(a, b, algorithm=\"classical\")`, the papers' "
+            "convolution at every size (1-Mul above takes the NTT where that is faster); counted "
+            "and compared as 1-Mul.",
     "poly": "Poly: `clbig.fused.poly(a, b, fused=True)` = (a·a + b)·(b·b + b) + a·b mod 2^bits in one "
             "kernel (classical products, the two squares at half the work) wherever it fits the device's "
             "local memory (to 2^17 bits on 48 KiB), else product by product. `clbig.fused.poly(a, b)` "
@@ -537,7 +544,7 @@ def _metric(op):
     if op in ("add", "add6"):
         return ("GB/s (3·n·bits/8 bytes)", lambda r: r["GBps"],
                 lambda r: 3 * r["n"] * r["bits"] / 8 / (r["gmpy2_us"] * 1e-6) / 1e9)
-    if op == "mul":
+    if op in ("mul", "mulc"):
         return ("Gu32ops/s (n·m², m = bits/32)", lambda r: r["Gu32ops"],
                 lambda r: r["n"] * (r["bits"] // 32) ** 2 / (r["gmpy2_us"] * 1e-6) / 1e9)
     if op in ("poly", "div"):
@@ -584,10 +591,11 @@ def plots(res: dict, out_dir: str) -> list:
     ax.legend(fontsize=7)
 
     ax = axes[0][1]
-    rs = ok("mul")
-    if rs:
-        ax.plot([r["log2_bits"] for r in rs], [r["Gu32ops"] for r in rs], "o-", color="C2",
-                label="1-Mul (clbig)")
+    for op, mk, label in (("mul", "o-", "1-Mul (clbig)"), ("mulc", "s-", "1-Mul classical (clbig)")):
+        rs = ok(op)
+        if rs:
+            ax.plot([r["log2_bits"] for r in rs], [r["Gu32ops"] for r in rs], mk, color="C2",
+                    label=label, alpha=1.0 if op == "mul" else 0.6)
     for impl, mk in (("proto", "o--"), ("cgbn", "^:")):
         ref = sorted((int(k), v) for k, v in REFERENCES["mul"][impl].items() if _num(v))
         ax.plot([k for k, _ in ref], [(1 << LOG2_BATCH_BITS) * (1 << k) // 1024 / v / 1e3 for k, v in ref],
