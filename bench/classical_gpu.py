@@ -22,7 +22,7 @@ args = ap.parse_args()
 ctx = clbig.Context()
 print("device", ctx.name, flush=True)
 rng = np.random.default_rng(5)
-KNOBS = ("CLBIG_MUL_Q", "CLBIG_MUL_ITEMS")
+KNOBS = ("CLBIG_MUL_Q", "CLBIG_MUL_ITEMS", "CLBIG_MUL_RADIX")
 
 
 def ints(s):

@@ -100,12 +100,15 @@ def mul(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int):
         return out
     square = P.is_square(a, sa, ma, b, sb, mb)
     common = dict(MA=ma, MB=mb, MR=mr, TOP_MASK=top, SQUARE=square)
-    # Radix-2^30 digits beat 32-bit limbs on an H100 from 2^16 bits (34.8 vs 41.4 ms for the
-    # 2^32-bit batch) and lose below (2.5 vs 1.1 ms at 2^9): conversions dominate small sizes.
-    # CLBIG_MUL_RADIX=30 or 32 forces one (tests use it to cover both at every size).
+    # Radix-2^30 digits (one wide multiply-add per term, no carries) beat 32-bit limbs from
+    # 2^16 bits where limbs take a 64-bit add per term (H100: 34.8 against 41.4 ms for the
+    # 2^32-bit batch) and lose below (2.5 against 1.1 ms at 2^9: conversions dominate small
+    # sizes). Limbs with carry chains (ctx.carry) beat them everywhere: 29.1 against 34.8 ms at
+    # 2^16, 57.4 against 72.0 at 2^17. CLBIG_MUL_RADIX=30 or 32 forces one (tests use it to
+    # cover both at every size).
     radix = os.environ.get("CLBIG_MUL_RADIX", "auto")
     # a square's halved work beats the digits' faster multiply-adds
-    if radix == "30" or (radix == "auto" and max(ma, mb, mr) >= 2048 and not square):
+    if radix == "30" or (radix == "auto" and max(ma, mb, mr) >= 2048 and not square and not ctx.carry):
         for p in digit_plans(ctx, ma, mb, mr, n):
             wg = p["IPB"] * p["IPI"]
             try:
