@@ -135,10 +135,12 @@ class Context:
             self.max_items = min(self.max_items, int(max_work_group_size))
         # Carry chains in the classical products (kernels_cl/blocks/conv.mako): inline PTX
         # where NVIDIA's compiler takes it, else none (OpenCL C has no carry flag).
-        # CLBIG_CARRY=ptx|c|off overrides; "c" runs the same bookkeeping in OpenCL C (tests).
+        # CLBIG_CARRY=ptx|c|off overrides, for every launch (auto leaves latency-bound ones
+        # without); "c" runs the same bookkeeping in OpenCL C (tests).
         carry = os.environ.get("CLBIG_CARRY", "auto").lower()
         if carry not in ("auto", "ptx", "c", "off"):
             raise ValueError(f"CLBIG_CARRY must be auto, ptx, c or off, not {carry!r}")
+        self.carry_always = carry != "auto"
         if carry == "auto":
             carry = "ptx" if "nvidia" in self.device.platform.name.lower() else "off"
         self.carry = "" if carry == "off" else carry

@@ -49,11 +49,11 @@ def _local_bytes(ipb, q, ma, mb, c, b_global, square=False):
 
 
 def single_plans(ctx, ma: int, mb: int, mr: int, n: int, target_items: int | None = None,
-                 square: bool = False):
+                 square: bool = False, carry: str = ""):
     """Candidate one-group launch parameters, fastest first."""
     target_items = target_items or P.env_ints("CLBIG_MUL_ITEMS", (64,))[0]  # best of 64/128/256 on an H100
     regions = 2 if mr > max(ma, mb) else 1
-    for q in _q_options(mr, ctx.carry, square):
+    for q in _q_options(mr, carry, square):
         c = _chunks(mr, q, regions)
         ipi = c // 2
         if ipi > ctx.max_items:
@@ -99,7 +99,11 @@ def mul(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int):
     if n == 0:
         return out
     square = P.is_square(a, sa, ma, b, sb, mb)
-    common = dict(MA=ma, MB=mb, MR=mr, TOP_MASK=top, SQUARE=square)
+    # Carry chains pay where the device is full; a few instances (a group or so each) are
+    # latency-bound, and there Q independent column accumulators beat one serial chain (H100,
+    # one 2^15-bit product: 0.075 against 0.110 ms; bench/results/classical-carry-h100-*.log).
+    carry = ctx.carry if ctx.carry_always or not P.few(ctx, n) else ""
+    common = dict(MA=ma, MB=mb, MR=mr, TOP_MASK=top, SQUARE=square, CARRY=carry)
     # Radix-2^30 digits (one wide multiply-add per term, no carries) beat 32-bit limbs from
     # 2^16 bits where limbs take a 64-bit add per term (H100: 34.8 against 41.4 ms for the
     # 2^32-bit batch) and lose below (2.5 against 1.1 ms at 2^9: conversions dominate small
@@ -108,7 +112,7 @@ def mul(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int):
     # cover both at every size).
     radix = os.environ.get("CLBIG_MUL_RADIX", "auto")
     # a square's halved work beats the digits' faster multiply-adds
-    if radix == "30" or (radix == "auto" and max(ma, mb, mr) >= 2048 and not square and not ctx.carry):
+    if radix == "30" or (radix == "auto" and max(ma, mb, mr) >= 2048 and not square and not carry):
         for p in digit_plans(ctx, ma, mb, mr, n):
             wg = p["IPB"] * p["IPI"]
             try:
@@ -118,7 +122,7 @@ def mul(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int):
             launch(ctx, k, P.ceil_div(n, p["IPB"]), wg, a, np.uint64(sa), b, np.uint64(sb), out.data,
                    np.uint32(n))
             return out
-    for p in single_plans(ctx, ma, mb, mr, n, square=square):
+    for p in single_plans(ctx, ma, mb, mr, n, square=square, carry=carry):
         wg = p["IPB"] * p["IPI"]
         try:
             k = kernel(ctx, "mul.cl.mako", "mul", wg, MODE="single", **p, **common)

@@ -24,18 +24,16 @@ from . import plan as P
 ALGORITHMS = ("classical", "ntt", "ssa")
 # Full products and clipped ones (mod 2^bits with bits at most about the longer operand: the
 # benchmarks' low half, division's steps) cross over apart: the classical product does half the
-# work for a low half, the NTT nearly all of it. H100, 2026-11-22 (`python -m clbig tune`,
-# bench/results/tune-h100-2026-11-22.log: 2^30-bit batches of full products, classical against
-# NTT 4.72/3.96 ms at 2^13 bits; one product 1.09/1.03 ms at 2^19; and the bench's 2^32-bit
-# batches of low halves, bench/results/mul-algos-h100-2026-11-22-chunks.log: 6.98/12.8 ms at
-# 2^13, 13.8/13.8 at 2^14, then the NTT). SSA lost to the NTT at every size measured, so auto
-# takes it only where the NTT cannot run.
-DEFAULT_CROSSOVERS = {"ntt_from_bits": 1 << 13, "ntt_from_bits_few": 1 << 19,
-                      "ntt_from_bits_low": 1 << 15, "ntt_from_bits_low_few": 1 << 18,
-                      "ssa_from_bits": 1 << 62, "ssa_from_bits_few": 1 << 62,
-                      # where the measured winner breaks the crossover's rule: one full product
-                      # of 2^17 bits, NTT 0.58 against classical 0.69 ms (2^18: 0.67 / 0.56)
-                      "winners_few": {"17": "ntt"}}
+# work for a low half, the NTT nearly all of it. H100, 2026-11-23, after the classical kernels'
+# carry chains (`python -m clbig tune`, bench/results/tune-h100-2026-11-23.log): 2^30-bit
+# batches of full products, classical against NTT 2.30/3.95 ms at 2^13 bits, 4.18/4.10 at 2^14;
+# low halves 2.04/3.48 at 2^14, 3.86/3.49 at 2^15; one product (classical without carry chains
+# there, bench/results/few-carry-h100-2026-11-23.log) 0.245/0.36-0.51 ms at 2^16, 0.65/0.35-0.47
+# at 2^17. SSA lost to the NTT at every size measured, so auto takes it only where the NTT
+# cannot run.
+DEFAULT_CROSSOVERS = {"ntt_from_bits": 1 << 14, "ntt_from_bits_few": 1 << 17,
+                      "ntt_from_bits_low": 1 << 15, "ntt_from_bits_low_few": 1 << 17,
+                      "ssa_from_bits": 1 << 62, "ssa_from_bits_few": 1 << 62}
 # The tuned "winners*" tables ({log2 bits: algorithm}, per kind as the crossovers) give the
 # measured winner at each size the tuning ran; the crossovers decide elsewhere.
 
@@ -81,10 +79,9 @@ def check_algorithm(algorithm: str) -> str:
     return algorithm
 
 
-def few(ctx, n: int) -> bool:
-    """Too few instances to fill the device with one work-group each: a classical product of
-    one huge pair runs on one group per instance's chunks, so the NTT wins much earlier."""
-    return n < 4 * int(ctx.device.max_compute_units)
+# Too few instances to fill the device with one work-group each: a classical product of one
+# huge pair runs on one group per instance's chunks, so the NTT wins much earlier.
+few = P.few
 
 
 def clipped(ma: int, mb: int, bits: int) -> bool:

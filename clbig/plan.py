@@ -101,3 +101,8 @@ def is_square(a, sa: int, ma: int, b, sb: int, mb: int) -> bool:
     same = a is b or (getattr(a, "int_ptr", None) is not None
                       and getattr(a, "int_ptr", None) == getattr(b, "int_ptr", None))
     return same and sa == sb and ma == mb
+
+
+def few(ctx, n: int) -> bool:
+    """Too few instances to fill the device with one work-group each (latency-bound launches)."""
+    return n < 4 * int(ctx.device.max_compute_units)

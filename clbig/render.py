@@ -47,7 +47,7 @@ def kernel(ctx, template: str, name: str, work_group: int | None = None, **param
     With `work_group`, checks that this device can run the built kernel at that size (register
     pressure can lower the limit below the device maximum) and raises DoesNotFit otherwise.
     """
-    params = dict(params, CARRY=ctx.carry)
+    params = {"CARRY": ctx.carry, **params}   # a caller may turn the carry chains off
     key = (template, name, tuple(sorted(params.items())))
     k = ctx._programs.get(key)
     if k is None:
@@ -56,12 +56,12 @@ def kernel(ctx, template: str, name: str, work_group: int | None = None, **param
             try:
                 prg = cl.Program(ctx.cl_context, src).build(options=_extra_options())
             except cl.RuntimeError as e:
-                if ctx.carry != "ptx" or "asm(" not in src:
+                if params["CARRY"] != "ptx" or "asm(" not in src:
                     raise
                 # a compiler that rejects the inline PTX: this context goes without it
-                print(f"clbig: inline PTX rejected, using OpenCL C carries ({e})", file=sys.stderr)
+                print(f"clbig: inline PTX rejected, going without carry chains ({e})", file=sys.stderr)
                 ctx.carry = ""
-                return kernel(ctx, template, name, work_group, **params)
+                return kernel(ctx, template, name, work_group, **dict(params, CARRY=""))
             if os.environ.get("CLBIG_BUILD_LOG"):
                 log = prg.get_build_info(ctx.device, cl.program_build_info.LOG).strip()
                 print(f"[clbig build] {template} {name} {params}: {log}", file=sys.stderr)
