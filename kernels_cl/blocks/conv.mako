@@ -38,8 +38,9 @@
         ${_acc_zero(Q)}
         const int _k1 = (int)(${k1}), _k2 = (int)(${k2});
         int _k0 = _k1, _i0 = 0, _iend = -1, _ph = -1;
-        /* phases: 0 and 1 the first chunk (square: its edge blocks, then the rest), 2 the
-           second; each sets _i0 and _iend, and the walk skips phases with no block */
+        /* phases: 0 and 1 the first chunk (its edge blocks: a square's masked ones or a
+           product's diagonal one; then the rest), 2 the second; each sets _i0 and _iend, and
+           the walk skips phases with no block */
         for (;;) {
             if (_i0 > _iend) {
                 do {
