@@ -13,7 +13,7 @@ import pyopencl.array as cla
 
 from . import add_n
 from . import plan as P
-from .render import DoesNotFit, kernel, launch
+from .render import DoesNotFit, kernel, largest_fitting, launch
 
 
 def _q_options(mr: int, carry: str = "", square: bool = False):
@@ -140,17 +140,10 @@ def _mul_multi(ctx, a, sa, ma, b, sb, mb, n, bits, out, common):
     q = 8 if mr >= 64 else 2
     c = _chunks(mr, q, regions)
     ipi = c // 2
-    wg = min(128, ctx.max_items, P.next_pow2(ipi))
     spills = cla.zeros(ctx.queue, (n, mr), np.uint32, allocator=ctx.allocator)
-    while True:
-        try:
-            k = kernel(ctx, "mul.cl.mako", "mul", wg, MODE="multi", Q=q, C=c, IPI=ipi, IPB=wg,
-                       REGIONS=regions, B_GLOBAL=True, **dict(common, TOP_MASK=0xFFFFFFFF))
-            break
-        except DoesNotFit:
-            if wg == 1:
-                raise
-            wg //= 2
+    k, wg = largest_fitting(min(128, ctx.max_items, P.next_pow2(ipi)), lambda wg: kernel(
+        ctx, "mul.cl.mako", "mul", wg, MODE="multi", Q=q, C=c, IPI=ipi, IPB=wg, REGIONS=regions,
+        B_GLOBAL=True, **dict(common, TOP_MASK=0xFFFFFFFF)))
     launch(ctx, k, n * P.ceil_div(ipi, wg), wg, a, np.uint64(sa), b, np.uint64(sb), out.data,
            spills.data, np.uint32(n))
     res, _ = add_n.addsub(ctx, "add", out.data, mr, mr, spills.data, mr, mr, n, bits)

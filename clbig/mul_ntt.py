@@ -29,7 +29,7 @@ import numpy as np
 
 from . import add_n
 from . import plan as P
-from .render import DoesNotFit, kernel, launch
+from .render import DoesNotFit, kernel, largest_fitting, launch
 
 
 class Field:
@@ -193,15 +193,9 @@ def _pass_kernel(ctx, fp, L, H, RB, G, **flags):
     wide = fp.get("FIELD") == "gl"
     k0 = P.env_ints("CLBIG_NTT_K0", (3 if wide else 5,))[0]
     kmax = P.env_ints("CLBIG_NTT_KMAX", (3 if wide else 4,))[0]
-    while True:
-        try:
-            params = dict(_NIL, KERNEL="pass", L=L, H=H, RB=RB, G=G, WG=wg, KMAX=kmax,
-                          LT=LEVEL_TABLES, K0=k0, **fp, **flags)
-            return kernel(ctx, "ntt.cl.mako", "ntt_pass", wg, **params), wg
-        except DoesNotFit:
-            if wg == 1:
-                raise
-            wg //= 2
+    return largest_fitting(wg, lambda wg: kernel(
+        ctx, "ntt.cl.mako", "ntt_pass", wg, **dict(_NIL, KERNEL="pass", L=L, H=H, RB=RB, G=G, WG=wg,
+                                                   KMAX=kmax, LT=LEVEL_TABLES, K0=k0, **fp, **flags)))
 
 
 def _chunk(ctx, n: int, N: int, step: int, bytes_per_point: int) -> int:

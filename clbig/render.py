@@ -78,5 +78,17 @@ def kernel(ctx, template: str, name: str, work_group: int | None = None, **param
     return k
 
 
+def largest_fitting(work_group: int, build):
+    """(build(wg), wg) for the largest wg, halving from `work_group`, whose kernel fits the
+    device (build raises DoesNotFit otherwise); DoesNotFit when not even one work-item fits."""
+    while True:
+        try:
+            return build(work_group), work_group
+        except DoesNotFit:
+            if work_group == 1:
+                raise
+            work_group //= 2
+
+
 def launch(ctx, k: cl.Kernel, groups: int, work_group: int, *args, wait_for=None) -> cl.Event:
     return record(k(ctx.queue, (groups * work_group,), (work_group,), *args, wait_for=wait_for))

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import plan as P
-from .render import DoesNotFit, kernel, launch
+from .render import kernel, largest_fitting, launch
 
 
 def shift(ctx, a, sa: int, ma: int, n: int, k: int, left: bool, bits_out: int):
@@ -13,15 +13,8 @@ def shift(ctx, a, sa: int, ma: int, n: int, k: int, left: bool, bits_out: int):
     out = ctx.empty((n, mr), np.uint32)
     if n == 0:
         return out
-    wg = min(256, ctx.max_items)
-    while True:
-        try:
-            krn = kernel(ctx, "shift.cl.mako", "shift", wg, MA=ma, MR=mr, LEFT=left, WG=wg)
-            break
-        except DoesNotFit:
-            if wg == 1:
-                raise
-            wg //= 2
+    krn, wg = largest_fitting(min(256, ctx.max_items), lambda wg: kernel(
+        ctx, "shift.cl.mako", "shift", wg, MA=ma, MR=mr, LEFT=left, WG=wg))
     launch(ctx, krn, P.ceil_div(n * mr, wg), wg, a, np.uint64(sa), out.data, np.uint32(n),
            np.uint64(k // 32), np.uint32(k % 32))
     return out
