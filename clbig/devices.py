@@ -100,10 +100,15 @@ def _select(selector):
     if isinstance(selector, int) and not isinstance(selector, bool):
         if 0 <= selector < len(devs):
             return devs[selector]
+        listing = "\n".join(f"  [{i.index}] {i.label} ({i.type})" for i in infos)
+        raise ValueError(f"device index {selector} out of range: there are {len(devs)} devices:\n{listing}")
     elif isinstance(selector, str):
         s = selector.strip().lower()
-        if s.isdigit() and int(s) < len(devs):
-            return devs[int(s)]
+        if s.isdigit():   # all digits: an index, never a substring of a device's name
+            if int(s) < len(devs):
+                return devs[int(s)]
+            listing = "\n".join(f"  [{i.index}] {i.label} ({i.type})" for i in infos)
+            raise ValueError(f"device index {s} out of range: there are {len(devs)} devices:\n{listing}")
         for kind in ("gpu", "cpu"):
             if s == kind:
                 for d, info in zip(devs, infos):
@@ -156,6 +161,16 @@ class Context:
         # every buffer new.
         pooled = "oclgrind" not in self.name.lower() and not os.environ.get("CLBIG_NO_POOL")
         self.allocator = cl_tools.MemoryPool(cl_tools.ImmediateAllocator(self.queue)) if pooled else None
+        # A cached kernel object carries its arguments: setting them and enqueueing it are two
+        # calls, so threads sharing this context take this lock for that pair (render.launch)
+        # and for nothing else.
+        self.launch_lock = threading.Lock()
+        # CLBIG_POISON=1: every buffer clbig allocates for a result, scratch or staging starts
+        # filled with a non-zero pattern, so a kernel that relies on fresh (zeroed) or stale
+        # memory fails a test deterministically instead of a user's computation now and then.
+        # Not under Oclgrind, whose uninitialized-value check is blinded by a filled buffer.
+        self.poison = (os.environ.get("CLBIG_POISON", "").strip() not in ("", "0")
+                       and "oclgrind" not in self.name.lower())
 
     @property
     def name(self) -> str:
@@ -178,7 +193,18 @@ class Context:
     def empty(self, shape, dtype=np.uint32) -> cla.Array:
         """An uninitialized device array from the context's pool: every array clbig makes
         comes from here (or from to_device), so a chain of operations reuses freed buffers."""
-        return cla.empty(self.queue, shape, dtype, allocator=self.allocator)
+        arr = cla.empty(self.queue, shape, dtype, allocator=self.allocator)
+        if self.poison and arr.nbytes:
+            self._poison(arr.data, arr.nbytes)
+        return arr
+
+    def zeros(self, shape, dtype=np.uint32) -> cla.Array:
+        """A zeroed device array from the pool, by the runtime's buffer fill (pyopencl's
+        cla.zeros launches a cached kernel object of its own, outside clbig's launch lock)."""
+        arr = cla.empty(self.queue, shape, dtype, allocator=self.allocator)
+        if arr.nbytes:
+            arr.add_event(cl.enqueue_fill_buffer(self.queue, arr.data, np.uint8(0), 0, arr.nbytes))
+        return arr
 
     def to_device(self, host: np.ndarray) -> cla.Array:
         """A device copy of a host array, from the pool (the copy is blocking)."""
@@ -191,8 +217,17 @@ class Context:
         until the host catches up (Newton division lost a fifth of its time so)."""
         nbytes = max(int(nbytes), 1)
         if self.allocator is not None:
-            return self.allocator(nbytes)
-        return cl.Buffer(self.cl_context, cl.mem_flags.READ_WRITE, nbytes)
+            buf = self.allocator(nbytes)
+        else:
+            buf = cl.Buffer(self.cl_context, cl.mem_flags.READ_WRITE, nbytes)
+        if self.poison:
+            self._poison(buf, nbytes)
+        return buf
+
+    _POISON = np.uint8(0xA5)   # every limb 0xA5A5A5A5: neither 0 nor all ones
+
+    def _poison(self, buf, nbytes: int):
+        cl.enqueue_fill_buffer(self.queue, buf, self._POISON, 0, nbytes)
 
     def free_memory(self):
         """Give the device memory that clbig's pool holds for reuse back to the driver."""

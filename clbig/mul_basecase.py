@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 
 import numpy as np
-import pyopencl.array as cla
 
 from . import add_n
 from . import plan as P
@@ -140,7 +139,7 @@ def _mul_multi(ctx, a, sa, ma, b, sb, mb, n, bits, out, common):
     q = 8 if mr >= 64 else 2
     c = _chunks(mr, q, regions)
     ipi = c // 2
-    spills = cla.zeros(ctx.queue, (n, mr), np.uint32, allocator=ctx.allocator)
+    spills = ctx.zeros((n, mr), np.uint32)
     k, wg = largest_fitting(min(128, ctx.max_items, P.next_pow2(ipi)), lambda wg: kernel(
         ctx, "mul.cl.mako", "mul", wg, MODE="multi", Q=q, C=c, IPI=ipi, IPB=wg, REGIONS=regions,
         B_GLOBAL=True, **dict(common, TOP_MASK=0xFFFFFFFF)))

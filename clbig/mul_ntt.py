@@ -169,9 +169,9 @@ def _twiddles(ctx, f: Field, prime: int, L: int):
         tabs, levels = [], []
         for root in (w, wi):
             t = ctx.empty(half, f.dtype)
-            k(ctx.queue, (P.ceil_div(half, 64) * 64,), (64,), t.data, np.uint64(root), np.uint32(half))
+            launch(ctx, k, P.ceil_div(half, 64), 64, t.data, np.uint64(root), np.uint32(half))
             lt = ctx.empty(max(1, count), f.dtype)
-            gather(ctx.queue, (P.ceil_div(count, 64) * 64,), (64,), lt.data, t.data, np.uint32(count))
+            launch(ctx, gather, P.ceil_div(count, 64), 64, lt.data, t.data, np.uint32(count))
             tabs.append(t)
             levels.append(lt)
         cache[key] = tuple(tabs + levels)

@@ -91,4 +91,9 @@ def largest_fitting(work_group: int, build):
 
 
 def launch(ctx, k: cl.Kernel, groups: int, work_group: int, *args, wait_for=None) -> cl.Event:
-    return record(k(ctx.queue, (groups * work_group,), (work_group,), *args, wait_for=wait_for))
+    """Enqueue `k` over `groups` work-groups. Kernel objects are shared by every thread using
+    the context and hold their arguments between set_args and the enqueue: the pair runs under
+    the context's launch lock, or another thread's arguments could run in this launch."""
+    with ctx.launch_lock:
+        ev = k(ctx.queue, (groups * work_group,), (work_group,), *args, wait_for=wait_for)
+    return record(ev)

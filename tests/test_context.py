@@ -1,0 +1,55 @@
+"""The Context's own guarantees: device selection by index, the poison switch, the launch lock."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import clbig
+import importlib
+
+devices = importlib.import_module("clbig.devices")   # the module; clbig.devices is the function
+
+
+def test_digit_selector_is_an_index(monkeypatch):
+    n = len(clbig.devices())
+    for i in range(n):
+        assert devices._select(str(i)) == devices._cl_devices()[i]
+        assert devices._select(i) == devices._cl_devices()[i]
+    for sel in (str(n), n, " %d " % (n + 7)):
+        with pytest.raises(ValueError, match=r"out of range(.|\n)*\[0\]"):
+            devices._select(sel)
+    monkeypatch.setenv("CLBIG_DEVICE", str(n))
+    with pytest.raises(ValueError, match="out of range"):
+        clbig.Context()
+
+
+def test_digit_selector_never_matches_names(monkeypatch):
+    """With two devices whose names hold a '2' (an H200, an A2), "2" is out of range, not a
+    substring match, and "1" is the second device."""
+    fake = [object(), object()]
+    infos = [devices.DeviceInfo(i, "NVIDIA CUDA", name, "NVIDIA", "GPU", 1, 1, 1)
+             for i, name in enumerate(["NVIDIA H200", "NVIDIA A2"])]
+    monkeypatch.setattr(devices, "_cl_devices", lambda: fake)
+    monkeypatch.setattr(devices, "devices", lambda: infos)
+    with pytest.raises(ValueError, match="index 2 out of range"):
+        devices._select("2")
+    assert devices._select("1") is fake[1]
+    assert devices._select("a2") is fake[1]      # a name is still matched as a substring
+
+
+def test_poison_fills_fresh_buffers(monkeypatch):
+    monkeypatch.setenv("CLBIG_POISON", "1")
+    ctx = clbig.Context()
+    assert ctx.poison
+    e = ctx.empty((3, 5), np.uint32).get(queue=ctx.queue)
+    assert (e == 0xA5A5A5A5).all()
+    host = np.empty(16, np.uint8)
+    import pyopencl as cl
+    cl.enqueue_copy(ctx.queue, host, ctx.buffer(16))
+    assert (host == 0xA5).all()
+    assert (ctx.zeros((4, 3)).get(queue=ctx.queue) == 0).all()   # zeros stay zeros
+    with ctx:   # and results are exact with every buffer poisoned
+        a = clbig.array([2 ** 95 - 1, 5, 0], bits=96)
+        assert (a * a).tolist() == [(2 ** 95 - 1) ** 2, 25, 0]
+    monkeypatch.setenv("CLBIG_POISON", "0")
+    assert not clbig.Context().poison
