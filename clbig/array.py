@@ -30,6 +30,47 @@ def _show(v) -> str:
     return str(v) if abs(v).bit_length() <= 64 else f"of {abs(v).bit_length()} bits"
 
 
+def check_bits(bits, what: str = "bits") -> int:
+    """`bits` as an int: TypeError unless an integer (bool is not one), ValueError below 1."""
+    if isinstance(bits, (bool, np.bool_)) or not isinstance(bits, (numbers.Integral, _MPZ)):
+        raise TypeError(f"{what} must be a positive integer, got {type(bits).__name__} {bits!r}")
+    if bits < 1:
+        raise ValueError(f"{what} must be a positive integer, got {bits}")
+    return int(bits)
+
+
+def check_context(ctx) -> Context | None:
+    """`ctx` (None stays None: the current context); TypeError for anything but a Context."""
+    if ctx is not None and not isinstance(ctx, Context):
+        raise TypeError(f"ctx must be a clbig.Context, got {type(ctx).__name__}")
+    return ctx
+
+
+#: Kernels take the batch length as a 32-bit argument.
+MAX_BATCH = 2**32 - 1
+
+
+def _gib(nbytes: int) -> str:
+    return f"{nbytes / 2**30:.3g} GiB" if nbytes >= 2**30 else f"{nbytes / 2**20:.3g} MiB"
+
+
+def check_fits(ctx: Context, n: int, bits: int, what: str) -> None:
+    """Refuse, before anything is allocated, a result of n values of `bits` bits that one
+    device buffer cannot hold: MemoryError with the size and the device's limits (OpenCL's
+    own INVALID_BUFFER_SIZE would say neither)."""
+    if n > MAX_BATCH:
+        raise OverflowError(f"{what}: a batch of {n} values; clbig batches hold at most 2**32 - 1")
+    nbytes = n * limbs_for(bits) * 4
+    limit = ctx.__dict__.get("_max_alloc")
+    if limit is None:
+        limit = ctx._max_alloc = int(ctx.device.max_mem_alloc_size)
+    if nbytes > limit:
+        raise MemoryError(
+            f"{what}: {n} values of {bits} bits need {_gib(nbytes)} in one buffer, but {ctx.name} "
+            f"allocates at most {_gib(limit)} in one buffer (max_mem_alloc_size; "
+            f"{_gib(ctx.device.global_mem_size)} of global memory)")
+
+
 def _check_value(i, v):
     if isinstance(v, (bool, np.bool_)) or not isinstance(v, (numbers.Integral, _MPZ)):
         raise TypeError(f"element {i}: expected a non-negative integer, got {type(v).__name__} {reprlib.repr(v)}")
@@ -48,9 +89,7 @@ def checked(values, bits: int | None = None) -> tuple[list, int]:
     if bits is None:
         bits = limbs_for(need) * LIMB_BITS
     else:
-        if not isinstance(bits, numbers.Integral) or isinstance(bits, bool) or bits < 1:
-            raise ValueError(f"bits must be a positive integer, got {bits!r}")
-        bits = int(bits)
+        bits = check_bits(bits)
         if need > bits:
             i = next(i for i, v in enumerate(vals) if v.bit_length() > bits)
             raise OverflowError(f"element {i}: value of {vals[i].bit_length()} bits does not fit bits={bits}")
@@ -125,6 +164,20 @@ class BigIntArray:
             rows = self.to_limbs()[i]
             return from_limbs(rows, bits=self.bits, ctx=self.ctx)
         raise TypeError(f"BigIntArray indices must be integers or slices, not {type(i).__name__}")
+
+    # -- copies and pickling -------------------------------------------------------------
+    # Operations never write into an existing array, so a shallow copy may share the buffer.
+    def __copy__(self):
+        return BigIntArray(self.ctx, self.data, self.bits)
+
+    def __deepcopy__(self, memo):
+        """An independent copy on the same context (a device-side copy)."""
+        return BigIntArray(self.ctx, self.data.copy(queue=self.ctx.queue), self.bits)
+
+    def __reduce__(self):
+        """Pickled as its limbs and width; unpickled onto the current context of the process
+        that loads it (Dask and multiprocessing ship arrays between processes)."""
+        return _unpickle, (self.to_limbs(), self.bits)
 
     def __repr__(self):
         vals = self.tolist()
@@ -202,6 +255,12 @@ class BigIntArray:
         from . import ops
         return ops.mod(o, self)
 
+    def __pow__(self, e, m=None):
+        if m is None:
+            raise TypeError("BigIntArray ** e needs a modulus for now: pow(x, e, m) or clbig.powmod")
+        from . import modular
+        return modular.powmod(self, e, m)
+
     def __divmod__(self, o):
         from . import ops
         return ops.divmod(self, o)
@@ -209,6 +268,10 @@ class BigIntArray:
     def __rdivmod__(self, o):
         from . import ops
         return ops.divmod(o, self)
+
+
+def _unpickle(limbs: np.ndarray, bits: int) -> BigIntArray:
+    return from_limbs(limbs, bits=bits)
 
 
 def _upload(ctx: Context, limbs: np.ndarray, bits: int) -> BigIntArray:
@@ -222,12 +285,16 @@ def array(values, bits: int | None = None, ctx: Context | None = None) -> BigInt
         values = values.tolist()
     if isinstance(values, (numbers.Integral, type(gmpy2.mpz(0)))) and not isinstance(values, bool):
         values = [values]
+    if isinstance(values, (str, bytes, bytearray, dict, set, frozenset)):   # iterable, but not of values
+        raise TypeError(f"clbig.array expects a sequence of integers, got {type(values).__name__}")
     try:
         values = list(values)
     except TypeError:
         raise TypeError(f"clbig.array expects an iterable of integers, got {type(values).__name__}") from None
+    ctx = check_context(ctx)
     vals, bits = checked(values, bits)
     ctx = ctx or current_context()
+    check_fits(ctx, len(vals), bits, "clbig.array")
     if vals and radix.worth_it(bits) and all(type(v) is int for v in vals):
         return BigIntArray(ctx, radix.upload(ctx, vals, limbs_for(bits)), bits)
     return _upload(ctx, _pack(vals, bits), bits)
@@ -235,22 +302,24 @@ def array(values, bits: int | None = None, ctx: Context | None = None) -> BigInt
 
 def from_limbs(limbs, bits: int | None = None, ctx: Context | None = None) -> BigIntArray:
     """A BigIntArray from an (n, m) numpy array of uint32 or uint64 limbs, little-endian."""
+    ctx = check_context(ctx)
     arr = np.asarray(limbs)
     if arr.ndim == 1:
         arr = arr[None, :]
     if arr.ndim != 2 or arr.shape[1] == 0:
         raise ValueError(f"from_limbs expects an (n, m) array with m >= 1, got shape {arr.shape}")
-    if arr.dtype == np.uint64:
-        arr = np.ascontiguousarray(arr, dtype="<u8").view("<u4")
-    elif arr.dtype != np.uint32:
+    if arr.dtype.kind != "u" or arr.dtype.itemsize not in (4, 8):
         raise TypeError(f"from_limbs expects uint32 or uint64 limbs, got {arr.dtype}")
+    if arr.dtype.itemsize == 8:   # either byte order: little-endian pairs of 32-bit limbs
+        arr = np.ascontiguousarray(arr, dtype="<u8").view("<u4")
     arr = np.ascontiguousarray(arr, dtype=np.uint32)
     full = arr.shape[1] * LIMB_BITS
     if bits is None:
         bits = full
-    elif bits < 1 or bits > full:
+    elif check_bits(bits) > full:
         raise ValueError(f"bits={bits} must be between 1 and the {full} bits the limbs hold")
     else:
+        bits = int(bits)
         m = limbs_for(bits)
         if arr.shape[1] > m and arr[:, m:].any():
             i = int(np.nonzero(arr[:, m:].any(axis=1))[0][0])
@@ -259,4 +328,6 @@ def from_limbs(limbs, bits: int | None = None, ctx: Context | None = None) -> Bi
         if bits % LIMB_BITS and (arr[:, -1] >> np.uint32(bits % LIMB_BITS)).any():
             i = int(np.nonzero(arr[:, -1] >> np.uint32(bits % LIMB_BITS))[0][0])
             raise OverflowError(f"element {i}: value does not fit bits={bits}")
-    return _upload(ctx or current_context(), arr, bits)
+    ctx = ctx or current_context()
+    check_fits(ctx, arr.shape[0], bits, "clbig.from_limbs")
+    return _upload(ctx, arr, bits)

@@ -2,13 +2,15 @@
 and bad-input errors, over the limb-vector modules add_n, compare, shift, mul_basecase."""
 from __future__ import annotations
 
+import functools
 import numbers
 
 import gmpy2
 import numpy as np
+import pyopencl as cl
 
 from . import add_n, compare as _compare
-from .array import BigIntArray, array, limbs_for
+from .array import BigIntArray, array, check_bits, check_fits, limbs_for  # noqa: F401
 from .devices import current_context
 
 _MPZ = type(gmpy2.mpz(0))
@@ -58,20 +60,44 @@ def _wrap(ctx, out, bits) -> BigIntArray:
 
 
 def _check_bits(bits):
-    if not isinstance(bits, numbers.Integral) or isinstance(bits, bool) or bits < 1:
-        raise ValueError(f"bits must be a positive integer, got {bits!r}")
-    return int(bits)
+    return check_bits(bits)
+
+
+_ALLOC_CODES = {cl.status_code.INVALID_BUFFER_SIZE, cl.status_code.MEM_OBJECT_ALLOCATION_FAILURE}
+
+
+def _memory_errors(fn):
+    """A device buffer the driver refuses (scratch space beyond what check_fits sees up front)
+    becomes a MemoryError naming the operation and the device's limits, not pyopencl's
+    INVALID_BUFFER_SIZE."""
+    @functools.wraps(fn)
+    def wrapped(*args, **kw):
+        try:
+            return fn(*args, **kw)
+        except cl.Error as e:
+            if getattr(e, "code", None) not in _ALLOC_CODES and not isinstance(e, cl.MemoryError):
+                raise
+            ctx = _context_of(*args)
+            dev = ctx.device
+            raise MemoryError(
+                f"clbig.{fn.__name__}: {ctx.name} refused a buffer ({e}); "
+                f"it allocates at most {dev.max_mem_alloc_size / 2**30:.3g} GiB in one buffer "
+                f"(max_mem_alloc_size) and {dev.global_mem_size / 2**30:.3g} GiB in all") from e
+    return wrapped
 
 
 # -- addition and subtraction -------------------------------------------------------------
+@_memory_errors
 def add(a, b) -> BigIntArray:
     """Exact a + b; the result's capacity is max(a.bits, b.bits) + 1."""
     a, b, n, sa, sb = operands(a, b)
     bits = max(a.bits, b.bits) + 1
+    check_fits(a.ctx, n, bits, "a + b")
     out, _ = add_n.addsub(a.ctx, "add", a.data.data, sa, a.m, b.data.data, sb, b.m, n, bits)
     return _wrap(a.ctx, out, bits)
 
 
+@_memory_errors
 def sub(a, b) -> BigIntArray:
     """Exact a - b; raises ValueError naming the first index where b > a."""
     a, b, n, sa, sb = operands(a, b)
@@ -84,22 +110,48 @@ def sub(a, b) -> BigIntArray:
     return _wrap(a.ctx, out, bits)
 
 
+@_memory_errors
 def add_fixed(a, b, bits: int | None = None):
-    """(a + b) mod 2**bits and the carry of each element (numpy bool array).
-    bits defaults to max(a.bits, b.bits)."""
+    """((a + b) mod 2**bits, carry), carry a numpy bool array true exactly where
+    a + b >= 2**bits, whatever the operands' widths. bits defaults to max(a.bits, b.bits)."""
     a, b, n, sa, sb = operands(a, b)
-    bits = max(a.bits, b.bits) if bits is None else _check_bits(bits)
+    bits = max(a.bits, b.bits) if bits is None else check_bits(bits)
+    check_fits(a.ctx, n, bits, "add_fixed")
+    narrow = max(a.bits, b.bits) <= bits   # a + b < 2**(bits+1): bit `bits` is the carry
     out, carry = add_n.addsub(a.ctx, "add", a.data.data, sa, a.m, b.data.data, sb, b.m, n, bits,
-                              want_flag=True)
+                              want_flag=narrow)
+    if not narrow:   # a wider operand: the exact sum exceeds its low part exactly where it carries
+        full, _ = add_n.addsub(a.ctx, "add", a.data.data, sa, a.m, b.data.data, sb, b.m, n,
+                               max(a.bits, b.bits) + 1)
+        mf, mo = full.shape[1], out.shape[1]
+        carry = _compare.compare3(a.ctx, full.data, mf, mf, out.data, mo, mo, n) != 0
     return _wrap(a.ctx, out, bits), carry
 
 
-def sub_fixed(a, b, bits: int | None = None):
-    """(a - b) mod 2**bits and the borrow of each element (numpy bool array)."""
+@_memory_errors
+def add_low(a, b, bits: int | None = None) -> BigIntArray:
+    """(a + b) mod 2**bits without the carry: one launch and no wait for the device (callers
+    that drop add_fixed's carry: its flags come back to the host, and for operands wider than
+    `bits` take two more launches)."""
     a, b, n, sa, sb = operands(a, b)
-    bits = max(a.bits, b.bits) if bits is None else _check_bits(bits)
+    bits = max(a.bits, b.bits) if bits is None else check_bits(bits)
+    check_fits(a.ctx, n, bits, "add_low")
+    out, _ = add_n.addsub(a.ctx, "add", a.data.data, sa, a.m, b.data.data, sb, b.m, n, bits)
+    return _wrap(a.ctx, out, bits)
+
+
+@_memory_errors
+def sub_fixed(a, b, bits: int | None = None):
+    """((a - b) mod 2**bits, borrow), borrow a numpy bool array true exactly where a < b,
+    whatever the operands' widths. bits defaults to max(a.bits, b.bits)."""
+    a, b, n, sa, sb = operands(a, b)
+    bits = max(a.bits, b.bits) if bits is None else check_bits(bits)
+    check_fits(a.ctx, n, bits, "sub_fixed")
+    narrow = max(a.bits, b.bits) <= bits   # then bit `bits` of the wrapped difference is the borrow
     out, borrow = add_n.addsub(a.ctx, "sub", a.data.data, sa, a.m, b.data.data, sb, b.m, n, bits,
-                               want_flag=True)
+                               want_flag=narrow)
+    if not narrow:
+        borrow = _compare.compare3(a.ctx, a.data.data, sa, a.m, b.data.data, sb, b.m, n) == 1
     return _wrap(a.ctx, out, bits), borrow
 
 
@@ -110,9 +162,12 @@ _CMP = {
 }
 
 
+@_memory_errors
 def compare(a, b, which: str = "cmp") -> np.ndarray:
     """Elementwise comparison: which in lt, le, gt, ge, eq, ne gives a bool array;
     "cmp" gives -1, 0, 1 (int8) like GMP's mpz_cmp."""
+    if not isinstance(which, str) or (which != "cmp" and which not in _CMP):
+        raise ValueError(f"compare: unknown comparison {which!r}; choose from cmp, " + ", ".join(_CMP))
     a, b, n, sa, sb = operands(a, b)
     c = _compare.compare3(a.ctx, a.data.data, sa, a.m, b.data.data, sb, b.m, n)
     if which == "cmp":
@@ -121,6 +176,7 @@ def compare(a, b, which: str = "cmp") -> np.ndarray:
 
 
 # -- multiplication -----------------------------------------------------------------------
+@_memory_errors
 def mul(a, b, algorithm: str = "auto"):
     """Exact a * b; the result's capacity is a.bits + b.bits. Two plain ints give an int.
 
@@ -134,16 +190,19 @@ def mul(a, b, algorithm: str = "auto"):
         return mul(x, x if (b is a or b == a) else [b], algorithm).tolist()[0]
     a, b, n, sa, sb = operands(a, b)
     bits = a.bits + b.bits
+    check_fits(a.ctx, n, bits, "a * b")
     out = mul_n.mul(a.ctx, a.data.data, sa, a.m, b.data.data, sb, b.m, n, bits, algorithm)
     return _wrap(a.ctx, out, bits)
 
 
+@_memory_errors
 def mul_low(a, b, bits: int | None = None, algorithm: str = "auto") -> BigIntArray:
     """(a * b) mod 2**bits, bits defaulting to max(a.bits, b.bits): the wrap-around product."""
     from . import mul_n
     mul_n.check_algorithm(algorithm)
     a, b, n, sa, sb = operands(a, b)
-    bits = max(a.bits, b.bits) if bits is None else _check_bits(bits)
+    bits = max(a.bits, b.bits) if bits is None else check_bits(bits)
+    check_fits(a.ctx, n, bits, "mul_low")
     out = mul_n.mul(a.ctx, a.data.data, sa, a.m, b.data.data, sb, b.m, n, bits, algorithm)
     return _wrap(a.ctx, out, bits)
 
@@ -158,6 +217,7 @@ def _shift_amount(k) -> int:
     return k
 
 
+@_memory_errors
 def shift_left(a, k) -> BigIntArray:
     """a << k, exact: the capacity grows to a.bits + k."""
     from . import shift
@@ -166,22 +226,26 @@ def shift_left(a, k) -> BigIntArray:
     bits = a.bits + k
     if bits > 1 << 40:
         raise OverflowError(f"a << {k} would need {bits} bits per element")
+    check_fits(a.ctx, len(a), bits, f"a << {k}")
     out = shift.shift(a.ctx, a.data.data, a.m, a.m, len(a), k, True, bits)
     return _wrap(a.ctx, out, bits)
 
 
+@_memory_errors
 def shift_right(a, k) -> BigIntArray:
     """a >> k (floor division by 2**k); the capacity shrinks to max(a.bits - k, 1)."""
     from . import shift
     k = _shift_amount(k)
     a = _coerce(a, _context_of(a), "a")
     bits = max(a.bits - k, 1)
+    k = min(k, a.bits)   # every bit is shifted out from a.bits on (and k // 32 fits a ulong)
     out = shift.shift(a.ctx, a.data.data, a.m, a.m, len(a), k, False, bits)
     return _wrap(a.ctx, out, bits)
 
 
 # -- division -----------------------------------------------------------------------------
 # Note: `divmod` below shadows the builtin inside this module (it is clbig.divmod).
+@_memory_errors
 def divmod(a, b, algorithm: str = "auto"):
     """(a // b, a % b), exact (clbig.div_q).
 

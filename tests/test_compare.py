@@ -101,3 +101,61 @@ def test_compare_large(rng):
     x = rng.getrandbits(bits)
     ys = [x, x ^ 1, x ^ (1 << (bits - 1)), x ^ (1 << (bits // 2))]
     run_cmp([(x, y) for y in ys], bits, bits, f"compare {bits} bits")
+
+
+# -- the fixed-width flags are comparisons: carry <=> a + b >= 2**bits, borrow <=> a < b --------
+def test_fixed_flags_of_wider_operands_issue_examples():
+    """Operands wider than `bits`: the flags keep their documented meaning (issue 20, 1c)."""
+    d, borrow = clbig.sub_fixed(clbig.array([2 ** 70]), clbig.array([2 ** 40]), bits=40)
+    assert d.tolist() == [(2 ** 70 - 2 ** 40) % 2 ** 40] and borrow.tolist() == [False]
+    s, carry = clbig.add_fixed(clbig.array([600]), clbig.array([0]), bits=8)
+    assert s.tolist() == [600 % 256] and carry.tolist() == [True]
+
+
+@pytest.mark.parametrize("ba,bb,bits", [(96, 32, 40), (32, 96, 40), (96, 96, 33), (64, 32, 1),
+                                        (1056, 40, 64), (64, 64, 64), (33, 100, 100), (100, 33, 200)])
+def test_fixed_flags_wide_and_narrow_mixes(rng, ba, bb, bits):
+    """Random and edge pairs of every width mix against Python ints, broadcasting included:
+    the result mod 2**bits, the carry exactly where a + b >= 2**bits, the borrow where a < b."""
+    pairs = [(rand_value(rng, ba), rand_value(rng, bb)) for _ in range(BATCH)]
+    pairs += [(mask(ba), mask(bb)), (0, 0), (mask(ba), 0), (0, mask(bb)), (mask(bits) & mask(ba), 1),
+              (1 << (bits - 1) if bits <= ba else 1, 1 << (bits - 1) if bits <= bb else 1),
+              (mask(min(ba, bits)), mask(min(bb, bits))), (1 << min(bits, ba - 1), 0)]
+    xs, ys = [p[0] for p in pairs], [p[1] for p in pairs]
+    a, b = clbig.array(xs, bits=ba), clbig.array(ys, bits=bb)
+    m = mask(bits)
+    s, carry = clbig.add_fixed(a, b, bits=bits)
+    assert s.bits == bits and s.tolist() == [(x + y) & m for x, y in pairs]
+    check_bools(carry, [x + y > m for x, y in pairs], f"add_fixed carry {ba}/{bb}/{bits}")
+    d, borrow = clbig.sub_fixed(a, b, bits=bits)
+    assert d.bits == bits and d.tolist() == [(x - y) & m for x, y in pairs]
+    check_bools(borrow, [x < y for x, y in pairs], f"sub_fixed borrow {ba}/{bb}/{bits}")
+    # one operand broadcast over the batch, as a length-1 array and as a Python int
+    y0 = ys[1]
+    for other in (clbig.array([y0], bits=bb), y0):
+        s, carry = clbig.add_fixed(a, other, bits=bits)
+        assert s.tolist() == [(x + y0) & m for x in xs]
+        check_bools(carry, [x + y0 > m for x in xs], "add_fixed carry, broadcast b")
+        d, borrow = clbig.sub_fixed(other, a, bits=bits)
+        assert d.tolist() == [(y0 - x) & m for x in xs]
+        check_bools(borrow, [y0 < x for x in xs], "sub_fixed borrow, broadcast a")
+
+
+def test_fixed_flags_one_and_empty():
+    s, carry = clbig.add_fixed(clbig.array([2 ** 64 - 1], bits=64), clbig.array([1], bits=64), bits=32)
+    assert s.tolist() == [0] and carry.tolist() == [True]
+    s, carry = clbig.add_fixed(clbig.array([2 ** 64 - 1], bits=64), clbig.array([0], bits=64), bits=64)
+    assert s.tolist() == [2 ** 64 - 1] and carry.tolist() == [False]
+    e = clbig.array([], bits=96)
+    for f in (clbig.add_fixed, clbig.sub_fixed):
+        r, flag = f(e, e, bits=40)
+        assert len(r) == 0 and flag.shape == (0,)
+
+
+@pytest.mark.parametrize("ba,bb,bits", [(96, 32, 40), (32, 32, 32), (64, 200, 100)])
+def test_add_low_is_add_fixed_without_the_carry(rng, ba, bb, bits):
+    from clbig.ops import add_low
+    pairs = [(rand_value(rng, ba), rand_value(rng, bb)) for _ in range(9)] + [(mask(ba), mask(bb))]
+    a, b = clbig.array([p[0] for p in pairs], bits=ba), clbig.array([p[1] for p in pairs], bits=bb)
+    r = add_low(a, b, bits)
+    assert r.bits == bits and r.tolist() == [(x + y) & mask(bits) for x, y in pairs]

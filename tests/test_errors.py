@@ -1,4 +1,6 @@
 """Every bad-input rule raises the documented exception, naming the offending index."""
+import importlib
+
 import numpy as np
 import pytest
 
@@ -158,3 +160,324 @@ def test_from_limbs_value_too_wide():
     limbs[1, 1] = 0x100      # bit 40 of element 1
     with pytest.raises(OverflowError, match=r"element 1\b"):
         clbig.from_limbs(limbs, bits=40)
+
+
+# -- sizes the device cannot hold: MemoryError with the size and the device's limit ------------
+def _limit_named(msg):
+    return "max_mem_alloc_size" in msg and "GiB" in msg
+
+
+def test_array_too_large_for_the_device():
+    with pytest.raises(MemoryError) as ei:
+        clbig.array([1], bits=2 ** 40)
+    assert "128 GiB" in str(ei.value) and _limit_named(str(ei.value))
+    with pytest.raises(MemoryError) as ei:
+        clbig.from_limbs(np.zeros((1, 1), np.uint32), bits=1, ctx=None) << (2 ** 40 - 100)
+    assert "a << 1099511627676" in str(ei.value) and _limit_named(str(ei.value))
+
+
+def test_results_too_large_refused_before_any_allocation():
+    a = clbig.array([3, 5], bits=64)
+    for f, what in ((lambda: clbig.mul_low(a, a, bits=2 ** 39), "mul_low"),
+                    (lambda: clbig.add_fixed(a, a, bits=2 ** 39), "add_fixed"),
+                    (lambda: clbig.sub_fixed(a, a, bits=2 ** 39), "sub_fixed")):
+        with pytest.raises(MemoryError, match=what) as ei:
+            f()
+        assert _limit_named(str(ei.value))
+    with pytest.raises(OverflowError, match=r"2\*\*32 - 1"):
+        importlib.import_module("clbig.array").check_fits(clbig.current_context(), 2 ** 32, 32, "a batch")
+
+
+def test_scratch_buffer_refused_is_a_memory_error(monkeypatch):
+    """A buffer the driver refuses inside an operation (scratch space) is a MemoryError naming
+    the operation and the device's limits, not pyopencl's INVALID_BUFFER_SIZE."""
+    from clbig import add_n
+    monkeypatch.setattr(add_n, "addsub", lambda ctx, *a, **k: ctx.buffer(2 ** 62))
+    with pytest.raises(MemoryError, match=r"clbig\.add\b.*max_mem_alloc_size"):
+        clbig.array([1]) + clbig.array([2])
+
+
+@pytest.mark.parametrize("k", [64, 65, 1000, 2 ** 40, 2 ** 70, 2 ** 200])
+def test_right_shift_past_every_bit_gives_zero(k):
+    xs = [2 ** 64 - 1, 1, 0, 2 ** 63]
+    r = clbig.array(xs, bits=64) >> k
+    assert r.tolist() == [x >> k for x in xs] and r.bits == 1
+    assert clbig.shift_right(clbig.array(xs, bits=64), k).tolist() == [0] * 4
+
+
+def test_left_shift_beyond_the_width_limit():
+    with pytest.raises(OverflowError, match=r"a << 1180591620717411303424"):
+        clbig.array([1]) << 2 ** 70
+
+
+# -- argument types and choices -------------------------------------------------------------------
+@pytest.mark.parametrize("which", ["foo", "LT", "", None, 1])
+def test_compare_unknown_comparison(which):
+    a = clbig.array([1, 2])
+    with pytest.raises(ValueError, match=r"unknown comparison .*choose from cmp, lt, le, gt, ge, eq, ne"):
+        clbig.compare(a, a, which)
+
+
+@pytest.mark.parametrize("bad", [32.5, "64", True, None, 2.0])
+def test_bits_of_the_wrong_type(bad):
+    limbs = np.zeros((2, 2), np.uint32)
+    a = clbig.array([1, 2])
+    calls = [lambda: clbig.from_limbs(limbs, bits=bad), lambda: clbig.array([1], bits=bad),
+             lambda: clbig.add_fixed(a, a, bits=bad), lambda: clbig.sub_fixed(a, a, bits=bad),
+             lambda: clbig.mul_low(a, a, bits=bad), lambda: clbig.fused.six_add(a, a, bits=bad)]
+    if bad is None:   # None means the default width
+        calls = calls[:1]
+        assert clbig.from_limbs(limbs, bits=None).bits == 64
+        return
+    for f in calls:
+        with pytest.raises(TypeError, match=r"bits must be a positive integer, got (float|str|bool)"):
+            f()
+
+
+@pytest.mark.parametrize("bad", [0, -1, -(2 ** 70)])
+def test_bits_not_positive(bad):
+    a = clbig.array([1, 2])
+    for f in (lambda: clbig.from_limbs(np.zeros((2, 2), np.uint32), bits=bad),
+              lambda: clbig.array([0], bits=bad), lambda: clbig.add_fixed(a, a, bits=bad),
+              lambda: clbig.mul_low(a, a, bits=bad)):
+        with pytest.raises(ValueError, match=rf"bits must be a positive integer, got {bad}"):
+            f()
+
+
+def test_from_limbs_bits_beyond_the_limbs():
+    with pytest.raises(ValueError, match=r"bits=65 .* 64 bits the limbs hold"):
+        clbig.from_limbs(np.zeros((2, 2), np.uint32), bits=65)
+
+
+def test_from_limbs_either_byte_order():
+    vals = [2 ** 64 - 1, 2 ** 32 + 5, 0]
+    le = np.array([[v & 0xFFFFFFFF, v >> 32] for v in vals], np.uint32)
+    assert clbig.from_limbs(le.astype(">u4")).tolist() == vals
+    assert clbig.from_limbs(np.array(vals, np.uint64).astype(">u8")[:, None]).tolist() == vals
+    with pytest.raises(TypeError, match="uint32 or uint64 limbs, got int64"):
+        clbig.from_limbs(le.astype(np.int64))
+
+
+@pytest.mark.parametrize("bad", ["gpu", 0, object()])
+def test_ctx_of_the_wrong_type(bad):
+    with pytest.raises(TypeError, match=r"ctx must be a clbig.Context, got"):
+        clbig.array([1], ctx=bad)
+    with pytest.raises(TypeError, match=r"ctx must be a clbig.Context, got"):
+        clbig.from_limbs(np.zeros((1, 1), np.uint32), ctx=bad)
+
+
+@pytest.mark.parametrize("bad", ["123", b"12", {1: 2}, {3}])
+def test_array_of_a_string_or_mapping(bad):
+    with pytest.raises(TypeError, match=rf"expects a sequence of integers, got {type(bad).__name__}"):
+        clbig.array(bad)
+
+
+@pytest.mark.parametrize("sel", ["", "   "])
+def test_empty_device_selector(sel):
+    with pytest.raises(ValueError, match="device selector is empty"):
+        clbig.Context(sel)
+
+
+def test_pow_needs_a_modulus():
+    with pytest.raises(TypeError, match=r"needs a modulus for now: pow\(x, e, m\) or clbig.powmod"):
+        clbig.array([3]) ** 2
+
+
+@pytest.mark.parametrize("bad,exc", [(3.5, TypeError), (True, TypeError), ([0], TypeError)])
+def test_context_selector_of_the_wrong_type(bad, exc):
+    with pytest.raises(exc, match=r"device must be an index, a name or type string"):
+        clbig.Context(bad)
+
+
+@pytest.mark.parametrize("bad,exc", [(0.5, TypeError), ("a", TypeError), (True, TypeError),
+                                     (0, ValueError), (-3, ValueError)])
+def test_max_work_group_size_checked(bad, exc):
+    with pytest.raises(exc, match=r"max_work_group_size must be"):
+        clbig.Context(max_work_group_size=bad)
+
+
+def test_bad_clbig_device_names_the_variable(monkeypatch):
+    monkeypatch.setenv("CLBIG_DEVICE", "no-such-device-zzqx")
+    with pytest.raises(ValueError, match=r"CLBIG_DEVICE='no-such-device-zzqx': no OpenCL device matches"):
+        clbig.Context()
+
+
+# -- the OpenCL setup: a failing compiler, unusable or corrupt cache folders ----------------------
+def test_failing_compiler_named_when_the_context_is_made(monkeypatch):
+    """A device whose compiler fails (here: options that break every kernel) is a SetupError
+    naming the device and the compiler's message at Context(), not at the first operation."""
+    from clbig.devices import SetupError
+    name = clbig.current_context().device.name.strip()
+    monkeypatch.setenv("CLBIG_CL_OPTIONS", "-Dx=(")
+    with pytest.raises(SetupError) as ei:
+        clbig.Context(clbig.current_context().device)
+    msg = str(ei.value)
+    assert name in msg and "CLBIG_CL_OPTIONS='-Dx=('" in msg and "BUILD_PROGRAM_FAILURE" in msg
+    assert isinstance(ei.value, RuntimeError)
+
+
+def test_unbalanced_compiler_options_named(monkeypatch):
+    monkeypatch.setenv("CLBIG_CL_OPTIONS", '-DX="1')
+    with pytest.raises(ValueError, match=r"CLBIG_CL_OPTIONS='-DX=\"1': No closing quotation"):
+        clbig.Context(clbig.current_context().device)
+
+
+@pytest.mark.parametrize("how", ["xdg_file", "home_file", "pocl_file"])
+def test_unusable_cache_folder_named(tmp_path, monkeypatch, how):
+    from clbig.devices import SetupError, check_cache_folder
+    f = tmp_path / "a_file"
+    f.write_text("not a folder")
+    if how == "xdg_file":
+        monkeypatch.setenv("XDG_CACHE_HOME", str(f))
+        want = [str(f), "XDG_CACHE_HOME", "not a directory"]
+    elif how == "home_file":
+        monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+        monkeypatch.setenv("HOME", str(f))
+        want = [str(f / ".cache"), "XDG_CACHE_HOME", f"HOME is '{f}'"]
+    else:
+        monkeypatch.setenv("POCL_CACHE_DIR", str(f / "pocl"))
+        want = [str(f / "pocl"), "POCL_CACHE_DIR"]
+    for call in (check_cache_folder, clbig.Context):
+        with pytest.raises(SetupError) as ei:
+            call()
+        for w in want:
+            assert w in str(ei.value), (w, str(ei.value))
+
+
+def test_corrupt_pyopencl_cache_recovers(tmp_path):
+    """pytools' sqlite file that pyopencl keeps its launch wrappers in, corrupt: clbig moves it
+    aside with a warning naming it and computes (a fresh process, where it is first opened)."""
+    import os
+    import subprocess
+    import sys
+    import platformdirs
+    import pyopencl.invoker
+    name = os.path.basename(pyopencl.invoker.invoker_cache.filename)
+    (tmp_path / "pytools").mkdir()
+    (tmp_path / "pytools" / name).write_bytes(b"this is not an sqlite database" * 40)
+    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path),
+               POCL_CACHE_DIR=os.environ.get("POCL_CACHE_DIR") or os.path.join(platformdirs.user_cache_dir(), "pocl"))
+    code = "import clbig; print((clbig.array([2**64 - 1, 5]) + 1).tolist())"
+    p = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.strip() == str([2 ** 64, 6])
+    assert "corrupt" in p.stderr and name in p.stderr
+    assert (tmp_path / "pytools" / (name + ".corrupt")).exists()
+
+
+# -- the tuning file -------------------------------------------------------------------------------
+@pytest.mark.parametrize("text,why", [
+    ("[1, 2]", "a JSON list, not an object of devices"),
+    ("{\"dev\": [1]}", "an entry is a list"),
+    ("{\"dev\": {\"ntt_from_bits\": \"big\"}}", "ntt_from_bits = 'big' is not a positive integer"),
+    ("{\"dev\": {\"winners\": {\"7\": \"karatsuba\"}}}", "winners is not an object"),
+    ("not json", "not JSON"),
+])
+def test_tuning_file_of_the_wrong_shape(tmp_path, monkeypatch, text, why):
+    """Valid JSON of the wrong shape (or no JSON) is ignored with a warning naming the file and
+    what is wrong; auto then uses the defaults."""
+    from clbig import tune
+    f = tmp_path / "tuning.json"
+    f.write_text(text)
+    monkeypatch.setenv("CLBIG_TUNING_FILE", str(f))
+    with pytest.warns(RuntimeWarning, match=str(f)) as rec:
+        assert tune.read_table(f).get("dev") is None
+    assert why in str(rec[0].message)
+    with pytest.warns(RuntimeWarning):
+        assert tune.tuned(clbig.current_context()) == {}
+
+
+def test_tuning_file_good_entries_kept(tmp_path):
+    from clbig import tune
+    f = tmp_path / "tuning.json"
+    f.write_text('{"good": {"ntt_from_bits": 4096, "winners": {"7": "ntt"}}, "bad": {"ssa_from_bits": -1}}')
+    with pytest.warns(RuntimeWarning, match="'bad'"):
+        assert tune.read_table(f) == {"good": {"ntt_from_bits": 4096, "winners": {"7": "ntt"}}}
+
+
+def test_tune_refuses_an_unwritable_file_before_measuring(tmp_path, monkeypatch):
+    from clbig import tune
+    f = tmp_path / "a_file"
+    f.write_text("x")
+    monkeypatch.setenv("CLBIG_TUNING_FILE", str(f / "tuning.json"))
+    monkeypatch.setattr(tune, "measure", lambda *a, **k: pytest.fail("measured before the check"))
+    with pytest.raises(OSError, match=rf"cannot write the tuning file {f}.*CLBIG_TUNING_FILE"):
+        tune.tune(clbig.current_context(), quick=True, progress=None)
+    with pytest.raises(TypeError, match="ctx must be a clbig.Context"):
+        tune.tune("gpu")
+
+
+# -- command lines: one message, an exit status, no traceback -----------------------------------
+def _cli(main, argv, capsys):
+    rc = main(argv)
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    return rc, err
+
+
+@pytest.mark.parametrize("cmd", ["tune", "demo"])
+def test_cli_device_matching_nothing(capsys, cmd):
+    from clbig.__main__ import main
+    rc, err = _cli(main, [cmd, "--device", "nonsense-zzqx"], capsys)
+    assert rc == 2 and err.startswith(f"clbig {cmd}: no OpenCL device matches 'nonsense-zzqx'")
+
+
+@pytest.mark.parametrize("cmd", ["tune", "demo"])
+def test_cli_device_whose_compiler_fails(capsys, monkeypatch, cmd):
+    from clbig.__main__ import main
+    monkeypatch.setenv("CLBIG_CL_OPTIONS", "-Dx=(")
+    rc, err = _cli(main, [cmd, "--device", "0"], capsys)
+    assert rc == 1 and err.startswith(f"clbig {cmd}: the OpenCL compiler of ")
+    assert clbig.devices()[0].name in err
+
+
+@pytest.mark.parametrize("argv,flag", [(["--n", "0"], "--n"), (["--bits", "-5"], "--bits"),
+                                       (["--n", "100000000", "--bits", "100000"], "--n 100000000")])
+def test_cli_demo_sizes(capsys, argv, flag):
+    from clbig.__main__ import main
+    rc, err = _cli(main, ["demo"] + argv, capsys)
+    assert rc == 2 and flag in err
+
+
+def test_cli_tune_unwritable_file(capsys, monkeypatch, tmp_path):
+    from clbig.__main__ import main
+    (tmp_path / "f").write_text("x")
+    monkeypatch.setenv("CLBIG_TUNING_FILE", str(tmp_path / "f" / "t.json"))
+    rc, err = _cli(main, ["tune", "--quick"], capsys)
+    assert rc == 1 and "CLBIG_TUNING_FILE" in err and str(tmp_path / "f") in err
+
+
+@pytest.mark.parametrize("argv,flag", [
+    (["--sizes", "-1"], "--sizes: size '-1' is negative"), (["--sizes", "x"], "--sizes: size 'x' is not"),
+    (["--sizes", "4"], "--sizes: size '4'"), (["--huge-sizes", ","], "--huge-sizes: no size"),
+    (["--scale", "-5"], "--scale must be at least 0"), (["--reps", "0"], "--reps must be at least 1"),
+    (["--max-op-seconds", "0"], "--max-op-seconds must be above 0"),
+    (["--max-op-seconds", "nan"], "--max-op-seconds"), (["--budget", "-1"], "--budget must be above 0"),
+    (["--copy-mib", "0"], "--copy-mib must be at least 1"),
+    (["--gmpy2-seconds", "-1"], "--gmpy2-seconds must be at least 0"),
+    (["--ops", "add,nope"], "--ops: unknown op(s) nope"), (["--ops", ","], "--ops: no op given"),
+    (["--seed", "-1"], "--seed must be at least 0"),
+])
+def test_cli_bench_flags(capsys, argv, flag):
+    from clbig.bench.__main__ import main
+    rc, err = _cli(main, ["--quick"] + argv, capsys)
+    assert rc == 2 and err.startswith("clbig.bench: " + flag), err
+
+
+def test_cli_bench_out_not_a_folder(capsys, tmp_path):
+    from clbig.bench.__main__ import main
+    (tmp_path / "f").write_text("x")
+    rc, err = _cli(main, ["--quick", "--out", str(tmp_path / "f" / "o")], capsys)
+    assert rc == 2 and "--out" in err and "is a file" in err
+
+
+@pytest.mark.parametrize("content,why", [(None, "No such file"), ("[1]", "not a clbig.bench result"),
+                                         ('{"results": [{"x": 1}]}', "not a clbig.bench result"),
+                                         ("{", "not a clbig.bench result")])
+def test_cli_bench_report_bad_files(capsys, tmp_path, content, why):
+    from clbig.bench.report import main
+    f = tmp_path / "r.json"
+    if content is not None:
+        f.write_text(content)
+    rc, err = _cli(main, [str(f)], capsys)
+    assert rc == 2 and str(f) in err and why in err
