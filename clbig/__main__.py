@@ -7,6 +7,10 @@ demo   the quick start: random big integers, a*b and a+b on the default device, 
        Exits 1 on any wrong result.
 tune   measures where the NTT (and SSA) overtake classical multiplication on a device and
        stores the crossovers for algorithm="auto" (clbig.tune).
+
+Exit status: 2 for a bad argument (a --device that matches no device, --n or --bits out of
+range), 1 for a device or cache folder that cannot be used (the message says which and why)
+and for a wrong result in demo; errors are one message, not a traceback.
 """
 from __future__ import annotations
 
@@ -28,6 +32,12 @@ def cmd_info(args) -> int:
 
     infos = clbig.devices()
     if not infos:
+        from clbig.devices import SetupError, check_cache_folder
+        try:
+            check_cache_folder()   # PoCL lists no device when it has no cache folder
+        except SetupError as e:
+            print(f"No OpenCL device found: {e}")
+            return 1
         print("No OpenCL device found. Install one, e.g. PoCL for the CPU: pip install \".[pocl]\"")
         return 1
     print(f"clbig {clbig.__version__} (from {os.path.dirname(clbig.__file__)})")
@@ -45,7 +55,9 @@ def cmd_info(args) -> int:
             items = clbig.Context(info.index).max_items
             print(f"      clbig max_items      {items}  (work-items per group clbig plans with)")
         except Exception as e:  # noqa: BLE001  (a device that cannot make a context)
-            print(f"      clbig max_items      unavailable: {type(e).__name__}: {e}")
+            why = "; ".join(ln.strip() for ln in str(e).splitlines()
+                            if ln.strip() and not ln.startswith("(options:"))
+            print(f"      clbig max_items      unavailable: {type(e).__name__}: {why}")
     print()
     sel = os.environ.get("CLBIG_DEVICE")
     how = f"CLBIG_DEVICE={sel!r}" if sel else "no CLBIG_DEVICE: first GPU, else first CPU"
@@ -100,19 +112,38 @@ def _run_op(name, ctx, clbig_fn, gmpy_fn, rows):
     return _check(name, got, want)
 
 
+def _context(cmd: str, device):
+    """(Context, None), or (None, exit status) with the error printed: 2 for a selector that
+    matches no device, 1 for a device or setup that cannot be used."""
+    import clbig
+    try:
+        return (clbig.Context(device) if device else clbig.Context()), None
+    except ValueError as e:
+        print(f"clbig {cmd}: {e}", file=sys.stderr)
+        return None, 2
+    except RuntimeError as e:   # clbig.devices.SetupError, no OpenCL device at all
+        print(f"clbig {cmd}: {e}", file=sys.stderr)
+        return None, 1
+
+
 def cmd_demo(args) -> int:
     import gmpy2
 
     import clbig
 
     if args.n < 1 or args.bits < 1:
-        print("demo: --n and --bits must be positive", file=sys.stderr)
+        print(f"clbig demo: --n and --bits must be positive, got --n {args.n} --bits {args.bits}",
+              file=sys.stderr)
         return 2
-    try:
-        ctx = clbig.Context(args.device) if args.device else clbig.Context()
-    except (RuntimeError, ValueError) as e:
-        print(f"demo: {e}", file=sys.stderr)
-        return 3
+    ctx, rc = _context("demo", args.device)
+    if ctx is None:
+        return rc
+    from clbig.array import check_fits
+    try:   # the products are the largest arrays: refuse a size the device cannot hold up front
+        check_fits(ctx, args.n, 2 * args.bits, "the demo's products")
+    except (MemoryError, OverflowError) as e:
+        print(f"clbig demo: --n {args.n} --bits {args.bits} does not fit: {e}", file=sys.stderr)
+        return 2
     rng = random.Random(args.seed)
     n, bits = args.n, args.bits
     print(f"clbig demo: n={n} random {bits}-bit integers (seed {args.seed})")
@@ -149,12 +180,17 @@ def cmd_demo(args) -> int:
 
 
 def cmd_tune(args) -> int:
-    import clbig
     from clbig import tune
 
-    ctx = clbig.Context(args.device)
+    ctx, rc = _context("tune", args.device)
+    if ctx is None:
+        return rc
     print(f"tuning multiplication on {ctx.name} (products checked against gmpy2)")
-    res = tune.tune(ctx, quick=args.quick)
+    try:
+        res = tune.tune(ctx, quick=args.quick)
+    except OSError as e:   # the tuning file cannot be written (checked before measuring)
+        print(f"clbig tune: {e.strerror or e}", file=sys.stderr)
+        return 1
     for key in ("ntt_from_bits", "ntt_from_bits_few", "ntt_from_bits_low", "ntt_from_bits_low_few",
                 "ssa_from_bits", "ssa_from_bits_few"):
         v = res[key]

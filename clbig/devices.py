@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import functools
+import numbers
 import os
+import sys
 import threading
 from dataclasses import dataclass
 
@@ -62,18 +64,122 @@ def devices() -> list[DeviceInfo]:
     ]
 
 
+class SetupError(RuntimeError):
+    """The OpenCL setup cannot run clbig: a device whose compiler fails, an unusable cache
+    folder. The message names the device or folder and what to change."""
+
+
 @functools.lru_cache(maxsize=None)
+def _probe(dev, options: tuple = ()) -> str | None:
+    """None when the device's compiler builds a trivial kernel with `options`, else its
+    message (with the build log)."""
+    try:
+        ctx = cl.Context([dev])
+        cl.Program(ctx, "__kernel void probe(__global int *x) { x[0] = 1; }").build(options=list(options))
+        return None
+    except cl.Error as e:
+        # pyopencl's text repeats the status three times, then "Build on <device>:" and the log
+        msg = str(e).strip()
+        status = msg.split(" - ")[0]
+        log = msg.split(":\n\n", 1)[1].strip() if "Build on" in msg and ":\n\n" in msg else ""
+        return f"{status}\n{log}" if log else msg
+
+
 def _compiles(dev) -> bool:
     """Whether the device's compiler builds a trivial kernel. PoCL 3.0 from PyPI (LLVM 14)
     fails every build on CPUs its LLVM does not know (AMD Zen 5: "unknown target CPU
     'generic'"), while a distribution's newer PoCL on the same machine works: the default
     choice skips a device that cannot compile rather than fail on the first operation."""
+    return _probe(dev) is None
+
+
+def _cache_variable() -> str:
+    return "LOCALAPPDATA" if sys.platform == "win32" else "XDG_CACHE_HOME"
+
+
+def _usable_folder(path: str) -> str | None:
+    """None when `path` is (or can be made) a writable folder, else why not."""
+    up = path
+    while up and not os.path.exists(up) and os.path.dirname(up) != up:
+        up = os.path.dirname(up)
+    if up and os.path.exists(up) and not os.path.isdir(up):
+        return f"{up} is a file, not a directory"
     try:
-        ctx = cl.Context([dev])
-        cl.Program(ctx, "__kernel void probe(__global int *x) { x[0] = 1; }").build()
-        return True
-    except cl.Error:
-        return False
+        os.makedirs(path, exist_ok=True)
+    except OSError as e:
+        return f"{type(e).__name__}: {e.strerror or e}"
+    if not os.access(path, os.W_OK | os.X_OK):
+        return "not writable"
+    return None
+
+
+def check_cache_folder() -> None:
+    """Raise SetupError naming the folder and the variable to set when the user cache folder
+    that pyopencl, pytools and PoCL keep compiled kernels in cannot be used (HOME or
+    XDG_CACHE_HOME not a directory, read-only): PoCL then reports no devices at all and
+    pytools fails deep inside the first launch."""
+    import platformdirs
+    checks = []
+    if os.environ.get("POCL_CACHE_DIR"):
+        checks.append((os.environ["POCL_CACHE_DIR"], "set POCL_CACHE_DIR to a writable folder"))
+    no_cache = os.environ.get("PYOPENCL_NO_CACHE", "").strip().lower() in ("1", "true", "yes", "on", "y", "t")
+    if not (os.environ.get("POCL_CACHE_DIR") and no_cache):
+        var = _cache_variable()
+        now = f"now {os.environ[var]!r}" if os.environ.get(var) else f"unset; HOME is {os.environ.get('HOME')!r}"
+        checks.append((platformdirs.user_cache_dir(), f"set {var} to a writable folder ({var} is {now})"))
+    for folder, remedy in checks:
+        why = _usable_folder(folder)
+        if why:
+            raise SetupError(f"the cache folder {folder} cannot be used ({why}); pyopencl, pytools and "
+                             f"PoCL keep compiled kernels there: {remedy}")
+
+
+def _pytools_folder() -> str:
+    import platformdirs
+    if sys.platform == "darwin" and os.getenv("XDG_CACHE_HOME") is not None:
+        return os.path.join(os.environ["XDG_CACHE_HOME"], "pytools")
+    return platformdirs.user_cache_dir("pytools", "pytools")
+
+
+def _open_pyopencl_caches() -> None:
+    """Import pyopencl's launch-wrapper cache (a pytools sqlite file) now, not at the first
+    launch. A corrupt file (sqlite3.DatabaseError) is moved aside with a warning and a fresh
+    one started; if that does not help, SetupError names the folder."""
+    import sqlite3
+    import warnings
+    try:
+        import pyopencl.invoker  # noqa: F401
+        return
+    except sqlite3.DatabaseError as e:
+        first = e
+    folder = _pytools_folder()
+    moved = []
+    for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
+        path = os.path.join(folder, name)
+        if not name.endswith(".sqlite"):
+            continue
+        try:
+            con = sqlite3.connect(path)
+            try:
+                con.execute("PRAGMA schema_version").fetchall()
+            finally:
+                con.close()
+        except sqlite3.DatabaseError:
+            try:
+                os.replace(path, path + ".corrupt")
+                moved.append(path)
+            except OSError:
+                pass
+    if moved:
+        warnings.warn(f"clbig: pyopencl's cache file(s) {', '.join(moved)} were corrupt ({first}); "
+                      "moved aside as *.corrupt, starting fresh ones", RuntimeWarning, stacklevel=3)
+        try:
+            import pyopencl.invoker  # noqa: F401,F811
+            return
+        except sqlite3.DatabaseError as e:
+            first = e
+    raise SetupError(f"pyopencl's cache in {folder} is corrupt ({first}): delete that folder, or set "
+                     "PYOPENCL_NO_CACHE=1 before starting Python") from first
 
 
 def _select(selector):
@@ -129,14 +235,43 @@ class Context:
     """
 
     def __init__(self, device=None, *, max_work_group_size: int | None = None):
-        self.device = _select(device)
+        if max_work_group_size is not None and (isinstance(max_work_group_size, bool)
+                                                or not isinstance(max_work_group_size, numbers.Integral)):
+            raise TypeError(f"max_work_group_size must be an integer, got {max_work_group_size!r}")
+        if device is not None and not isinstance(device, (str, numbers.Integral, DeviceInfo, cl.Device)) \
+                or isinstance(device, bool):
+            raise TypeError("device must be an index, a name or type string, a DeviceInfo or a "
+                            f"pyopencl Device, got {type(device).__name__}")
+        if isinstance(device, str) and not device.strip():   # "" would match every name
+            raise ValueError("device selector is empty: give an index, 'gpu', 'cpu' or part of a name")
+        check_cache_folder()   # before PoCL is asked for devices: it lists none without one
+        try:
+            self.device = _select(device)
+        except ValueError as e:
+            if device is None and os.environ.get("CLBIG_DEVICE"):
+                raise ValueError(f"CLBIG_DEVICE={os.environ['CLBIG_DEVICE']!r}: {e}") from None
+            raise
+        # A compiler that fails (PyPI's PoCL on an unknown CPU, options it refuses) is named
+        # here rather than at the first operation.
+        from .render import _extra_options
+        try:
+            options = tuple(_extra_options())
+        except ValueError as e:   # shlex: an unbalanced quote
+            raise ValueError(f"CLBIG_CL_OPTIONS={os.environ.get('CLBIG_CL_OPTIONS')!r}: {e}") from None
+        why = _probe(self.device, options)
+        if why:
+            opts = os.environ.get("CLBIG_CL_OPTIONS", "").strip()
+            raise SetupError(f"the OpenCL compiler of {self.device.platform.name.strip()}: "
+                             f"{self.device.name.strip()} fails on a trivial kernel"
+                             + (f" (CLBIG_CL_OPTIONS={opts!r})" if opts else "") + f":\n{why}")
+        _open_pyopencl_caches()
         # Limits every launch plan reads. Capping the work-group size (for tests or tuning)
         # sends smaller instances down the multi-group paths.
         self.local_mem = int(self.device.local_mem_size)
         self.max_items = min(int(self.device.max_work_group_size), 1024)
         if max_work_group_size is not None:
             if max_work_group_size < 1:
-                raise ValueError("max_work_group_size must be positive")
+                raise ValueError(f"max_work_group_size must be positive, got {max_work_group_size}")
             self.max_items = min(self.max_items, int(max_work_group_size))
         # Carry chains in the classical products (kernels_cl/blocks/conv.mako): inline PTX
         # where NVIDIA's compiler takes it, else none (OpenCL C has no carry flag).
