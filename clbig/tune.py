@@ -9,11 +9,90 @@ Each timed product is checked against gmpy2 on its first instance.
 from __future__ import annotations
 
 import json
+import numbers
+import os
+import warnings
+from pathlib import Path
 
 import numpy as np
 
 from . import mul_n
 from .devices import Context
+
+
+_WINNERS = ("winners", "winners_few", "winners_low", "winners_low_few")
+
+
+def _entry_problems(entry) -> list[str]:
+    """What is wrong with one device's entry of the tuning table (empty: nothing)."""
+    if not isinstance(entry, dict):
+        return [f"an entry is a {type(entry).__name__}, not an object"]
+    bad = []
+    for k, v in entry.items():
+        if k in mul_n.DEFAULT_CROSSOVERS:
+            if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1:
+                bad.append(f"{k} = {v!r} is not a positive integer")
+        elif k in _WINNERS:
+            if not isinstance(v, dict) or not all(
+                    isinstance(s, str) and s.isdigit() and a in mul_n.ALGORITHMS for s, a in v.items()):
+                bad.append(f"{k} is not an object of {{log2 bits: one of {', '.join(mul_n.ALGORITHMS)}}}")
+    return bad
+
+
+def read_table(path: Path) -> dict:
+    """The tuning table {device key: crossovers} in `path`; {} where there is none. A file that
+    is not JSON or not of that shape is ignored with a warning naming it (auto then uses the
+    defaults), never an error in the middle of a multiplication."""
+    try:
+        text = Path(path).read_text()
+    except FileNotFoundError:
+        return {}
+    except OSError as e:
+        warnings.warn(f"clbig: cannot read the tuning file {path} ({e.strerror or e}); using the default "
+                      "crossovers (CLBIG_TUNING_FILE chooses another file)", RuntimeWarning, stacklevel=3)
+        return {}
+    try:
+        table = json.loads(text)
+    except ValueError as e:
+        table, why = None, f"not JSON: {e}"
+    else:
+        why = None if isinstance(table, dict) else f"a JSON {type(table).__name__}, not an object of devices"
+    if why is None:
+        probs = {key: _entry_problems(entry) for key, entry in table.items()}
+        probs = {key: p for key, p in probs.items() if p}
+        if probs:
+            key, p = next(iter(probs.items()))
+            why = f"device {key!r}: {'; '.join(p)}"
+            table = {key: entry for key, entry in table.items() if key not in probs}
+    if why:
+        warnings.warn(f"clbig: the tuning file {path} is {why}; ignoring "
+                      f"{'it' if not isinstance(table, dict) else 'that entry'} (run `python -m clbig "
+                      "tune` again or delete the file)", RuntimeWarning, stacklevel=3)
+    return table if isinstance(table, dict) else {}
+
+
+def tuned(ctx) -> dict:
+    """This device's tuned crossovers from the tuning file ({} where none are stored)."""
+    return read_table(mul_n.tuning_file()).get(mul_n.device_key(ctx), {})
+
+
+def _writable(path: Path) -> None:
+    """Raise OSError naming `path` and CLBIG_TUNING_FILE unless a file can be written there
+    (checked before a tuning run of minutes, not after it)."""
+    up = path.parent
+    while not up.exists() and up.parent != up:
+        up = up.parent
+    try:
+        if not up.is_dir():
+            raise NotADirectoryError(20, f"{up} is a file, not a directory")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.is_dir():
+            raise IsADirectoryError(21, "is a directory")
+        if not os.access(path.parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+            raise PermissionError(13, "not writable")
+    except OSError as e:
+        raise OSError(e.errno, f"cannot write the tuning file {path} ({e.strerror or e}): set "
+                      "CLBIG_TUNING_FILE to a writable file") from e
 
 
 def _time(ctx, f, reps: int) -> float:
@@ -66,7 +145,11 @@ def measure(ctx, sizes, n_of, progress=None, low=False):
 
 
 def tune(ctx=None, quick: bool = False, progress=print) -> dict:
+    if ctx is not None and not isinstance(ctx, Context):
+        raise TypeError(f"ctx must be a clbig.Context, got {type(ctx).__name__}")
     ctx = ctx or Context()
+    path = mul_n.tuning_file()
+    _writable(path)
     import pyopencl as cl
     gpu = bool(ctx.device.type & cl.device_type.GPU)
     total = (1 << 30) if gpu and not quick else (1 << 22)
@@ -91,13 +174,12 @@ def tune(ctx=None, quick: bool = False, progress=print) -> dict:
         "winners": winners(batch), "winners_few": winners(single),
         "winners_low": winners(batch_low), "winners_low_few": winners(single_low),
     }
-    path = mul_n.tuning_file()
-    try:
-        table = json.loads(path.read_text())
-    except (OSError, ValueError):
-        table = {}
+    table = read_table(path)   # other devices' entries stay; an unusable file is replaced
     table[mul_n.device_key(ctx)] = found
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(table, indent=1))
+    try:
+        path.write_text(json.dumps(table, indent=1))
+    except OSError as e:
+        raise OSError(e.errno, f"cannot write the tuning file {path} ({e.strerror or e}): set "
+                      "CLBIG_TUNING_FILE to a writable file") from e
     ctx.__dict__.pop("_mul_crossovers", None)
     return dict(found, file=str(path), batch=batch, single=single)
