@@ -20,7 +20,17 @@ speed-up over it). Times are device times from OpenCL profiling events (`clbig.p
 median of at least 20 launches after a warm-up. See bench/README.md.
 """
 from .suite import OPS, REFERENCES, run_device  # noqa: F401
-from .report import comparison_markdown, comparison_plots, markdown, plots, to_csv  # noqa: F401
+
+_FROM_REPORT = ("comparison_markdown", "comparison_plots", "markdown", "plots", "to_csv")
+
+
+def __getattr__(name):
+    # Imported on first use, so `python -m clbig.bench.report` does not find its module
+    # already imported by the package (runpy's RuntimeWarning on every run).
+    if name in _FROM_REPORT:
+        from . import report
+        return getattr(report, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = ["OPS", "REFERENCES", "comparison_markdown", "comparison_plots", "main", "markdown", "plots",
            "run_device", "to_csv"]

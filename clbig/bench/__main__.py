@@ -82,10 +82,39 @@ def _parser() -> argparse.ArgumentParser:
     return ap
 
 
-def _sizes(text, default_exps):
-    if text:
-        return [parse_size(t) for t in text.split(",") if t.strip()]
+def _sizes(text, default_exps, flag: str):
+    if text is not None:
+        try:
+            sizes = [parse_size(t) for t in text.split(",") if t.strip()]
+        except ValueError as e:
+            raise ValueError(f"{flag}: {e}") from None
+        if not sizes:
+            raise ValueError(f"{flag}: no size given")
+        return sizes
     return [1 << k for k in default_exps]
+
+
+def _check_numbers(args) -> None:
+    """ValueError naming the flag for a number out of its range (argparse checks only types)."""
+    for flag, v, low, strict in (("--scale", args.scale, 0, False), ("--reps", args.reps, 1, False),
+                                 ("--max-op-seconds", args.max_op_seconds, 0, True),
+                                 ("--budget", args.budget, 0, True), ("--copy-mib", args.copy_mib, 1, False),
+                                 ("--gmpy2-seconds", args.gmpy2_seconds, 0, False)):
+        if v is None:
+            continue
+        if v != v or v in (float("inf"), float("-inf")) or (v <= low if strict else v < low):
+            raise ValueError(f"{flag} must be {'above' if strict else 'at least'} {low}, got {v}")
+
+
+def _check_out(out: str) -> None:
+    """ValueError naming --out when the results could not be written there."""
+    up = os.path.abspath(out)
+    while not os.path.exists(up) and os.path.dirname(up) != up:
+        up = os.path.dirname(up)
+    if not os.path.isdir(up):
+        raise ValueError(f"--out {out}: {up} is a file, not a directory")
+    if not os.access(up, os.W_OK | os.X_OK):
+        raise ValueError(f"--out {out}: {up} is not writable")
 
 
 def _selectors(device):
@@ -113,14 +142,20 @@ def main(argv=None) -> int:
             print(f"[{d.index}] {d.label} ({d.type}, {d.compute_units} CUs)")
         return 0
     try:
-        sizes = _sizes(args.sizes, QUICK_SIZES if args.quick else DEFAULT_SIZES)
-        huge_sizes = _sizes(args.huge_sizes, QUICK_HUGE_SIZES if args.quick else DEFAULT_HUGE_SIZES)
+        sizes = _sizes(args.sizes, QUICK_SIZES if args.quick else DEFAULT_SIZES, "--sizes")
+        huge_sizes = _sizes(args.huge_sizes, QUICK_HUGE_SIZES if args.quick else DEFAULT_HUGE_SIZES,
+                            "--huge-sizes")
         ops = [t.strip() for t in args.ops.split(",") if t.strip()]
         bad = [o for o in ops if o not in OPS]
         if bad:
-            raise ValueError(f"unknown op(s) {', '.join(bad)}; choose from {', '.join(OPS)}")
-        if args.reps < 1:
-            raise ValueError("--reps must be at least 1")
+            raise ValueError(f"--ops: unknown op(s) {', '.join(bad)}; choose from {', '.join(OPS)}")
+        if not ops:
+            raise ValueError(f"--ops: no op given; choose from {', '.join(OPS)}")
+        _check_numbers(args)
+        if args.seed < 0:   # numpy's generators take non-negative seeds only
+            raise ValueError(f"--seed must be at least 0, got {args.seed}")
+        if args.out:
+            _check_out(args.out)
     except ValueError as e:
         print(f"clbig.bench: {e}", file=sys.stderr)
         return 2

@@ -772,10 +772,20 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     results = []
     for path in args.json:
-        with open(path, encoding="utf-8") as f:
-            res = json.load(f)
-        res.setdefault("file_stem", os.path.splitext(os.path.basename(path))[0])
-        evaluate(res, args.force_targets)
+        try:
+            with open(path, encoding="utf-8") as f:
+                res = json.load(f)
+            if not isinstance(res, dict) or not isinstance(res.get("results"), list):
+                raise ValueError("no list of results")
+            res.setdefault("file_stem", os.path.splitext(os.path.basename(path))[0])
+            evaluate(res, args.force_targets)
+        except OSError as e:
+            print(f"clbig.bench.report: {path}: {e.strerror or e}", file=sys.stderr)
+            return 2
+        except (ValueError, KeyError, TypeError, AttributeError) as e:   # JSON of another shape
+            why = f"missing {e}" if isinstance(e, KeyError) else str(e)
+            print(f"clbig.bench.report: {path}: not a clbig.bench result ({why})", file=sys.stderr)
+            return 2
         results.append(res)
         sys.stdout.write(markdown(res))
     if len(results) > 1:

@@ -192,7 +192,12 @@ HUGE_OPS = tuple(k for k, o in OPS.items() if o.huge)
 # -- sizes and inputs --------------------------------------------------------------------------
 def parse_size(tok: str) -> int:
     """"13" (an exponent, up to 40) means 2**13 bits; a larger number is a bit count."""
-    v = int(tok)
+    try:
+        v = int(tok)
+    except ValueError:
+        raise ValueError(f"size {tok!r} is not an integer (an exponent like 13 or a bit count)") from None
+    if v < 0:
+        raise ValueError(f"size {tok!r} is negative (an exponent like 13 or a bit count)")
     bits = 1 << v if v <= 40 else v
     if bits < 32 or bits % 32:
         raise ValueError(f"size {tok!r}: bits must be a positive multiple of 32, got {bits}")
