@@ -234,10 +234,13 @@ class Context:
     contexts nest and the previous one comes back on exit.
     """
 
-    def __init__(self, device=None, *, max_work_group_size: int | None = None):
-        if max_work_group_size is not None and (isinstance(max_work_group_size, bool)
-                                                or not isinstance(max_work_group_size, numbers.Integral)):
-            raise TypeError(f"max_work_group_size must be an integer, got {max_work_group_size!r}")
+    def __init__(self, device=None, *, max_work_group_size: int | None = None,
+                 max_local_mem: int | None = None):
+        for name, cap in (("max_work_group_size", max_work_group_size), ("max_local_mem", max_local_mem)):
+            if cap is not None and (isinstance(cap, bool) or not isinstance(cap, numbers.Integral)):
+                raise TypeError(f"{name} must be an integer, got {cap!r}")
+            if cap is not None and cap < 1:
+                raise ValueError(f"{name} must be positive, got {cap}")
         if device is not None and not isinstance(device, (str, numbers.Integral, DeviceInfo, cl.Device)) \
                 or isinstance(device, bool):
             raise TypeError("device must be an index, a name or type string, a DeviceInfo or a "
@@ -267,7 +270,11 @@ class Context:
         _open_pyopencl_caches()
         # Limits every launch plan reads. Capping the work-group size (for tests or tuning)
         # sends smaller instances down the multi-group paths.
+        # Capping local memory emulates other vendors' limits (AMD and Intel GPUs: 32-64 KiB)
+        # on any device: plans read it, and render.kernel refuses a kernel that uses more.
         self.local_mem = int(self.device.local_mem_size)
+        if max_local_mem is not None:
+            self.local_mem = min(self.local_mem, int(max_local_mem))
         self.max_items = min(int(self.device.max_work_group_size), 1024)
         if max_work_group_size is not None:
             if max_work_group_size < 1:

@@ -50,7 +50,15 @@ def next_pow2(k: int) -> int:
 def env_ints(name: str, default):
     """Tuning override from the environment, e.g. CLBIG_SCAN_Q=8 or CLBIG_MUL_Q=4,8."""
     v = os.environ.get(name)
-    return tuple(int(x) for x in v.split(",")) if v else default
+    if not v:
+        return default
+    try:
+        got = tuple(int(x) for x in v.split(","))
+    except ValueError:
+        raise ValueError(f"{name}={v!r}: expected positive integers separated by commas") from None
+    if any(x < 1 for x in got):
+        raise ValueError(f"{name}={v!r}: expected positive integers separated by commas")
+    return got
 
 
 def scan_plans(ctx, m: int, n: int, stage_buffers: int = 1, q_options=None,

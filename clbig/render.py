@@ -50,6 +50,8 @@ def kernel(ctx, template: str, name: str, work_group: int | None = None, **param
     params = {"CARRY": ctx.carry, **params}   # a caller may turn the carry chains off
     key = (template, name, tuple(sorted(params.items())))
     k = ctx._programs.get(key)
+    if isinstance(k, DoesNotFit):
+        raise k
     if k is None:
         src = render(template, **params)
         try:
@@ -70,8 +72,17 @@ def kernel(ctx, template: str, name: str, work_group: int | None = None, **param
                 raise DoesNotFit(str(e)) from e
             raise
         k = getattr(prg, name)
+        # The device takes a kernel whose local memory exceeds a cap set on the Context (an
+        # emulated AMD or Intel limit): refuse it as that device would, once per specialisation.
+        used = k.get_work_group_info(cl.kernel_work_group_info.LOCAL_MEM_SIZE, ctx.device)
+        if used > ctx.local_mem:
+            ctx._programs[key] = DoesNotFit(f"{template}: {used} bytes of local memory exceed "
+                                            f"this context's {ctx.local_mem}")
+            raise ctx._programs[key]
         ctx._programs[key] = k
     if work_group is not None:
+        if work_group > ctx.max_items:
+            raise DoesNotFit(f"{template}: work-group of {work_group} exceeds this context's {ctx.max_items}")
         limit = k.get_work_group_info(cl.kernel_work_group_info.WORK_GROUP_SIZE, ctx.device)
         if work_group > limit:
             raise DoesNotFit(f"{template}: work-group of {work_group} exceeds this kernel's {limit}")
