@@ -1,6 +1,6 @@
 """clbig: exact arithmetic on batches of big unsigned integers, computed by OpenCL kernels."""
 from .array import BigIntArray, array, from_limbs
-from .devices import Context, DeviceInfo, current_context, devices
+from .devices import Context, DeviceInfo, SetupError, current_context, devices
 from .profiling import profile
 from .ops import add, add_fixed, compare, mul, mul_low, shift_left, shift_right, sub, sub_fixed
 from .ops import divmod, floordiv, mod
@@ -8,7 +8,7 @@ from . import fused
 
 __version__ = "0.1.0"
 __all__ = [
-    "BigIntArray", "Context", "DeviceInfo", "add", "add_fixed", "array", "compare",
+    "BigIntArray", "Context", "DeviceInfo", "SetupError", "add", "add_fixed", "array", "compare",
     "current_context", "devices", "from_limbs", "mul", "mul_low", "profile", "shift_left", "shift_right", "sub", "sub_fixed",
     "floordiv", "mod",  # clbig.divmod too, left out of * so it does not shadow the builtin
 ]
