@@ -15,9 +15,11 @@ from datetime import datetime
 import clbig
 
 from . import report
+from .modular import MOD_OPS, MOD_SIZES, QUICK_MOD_SIZES
 from .suite import (DEFAULT_HUGE_SIZES, DEFAULT_REPS, DEFAULT_SIZES, GMPY2_SECONDS, OPS, QUICK_HUGE_SIZES,
                     QUICK_SIZES, Mismatch, parse_size, run_device)
 
+ALL_OPS = tuple(OPS) + tuple(MOD_OPS)
 QUICK_SCALE = 12
 QUICK_MAX_OP_SECONDS = 1.0
 QUICK_COPY_MIB = 64
@@ -46,7 +48,11 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--huge-sizes", default=None,
                     help="sizes (bits per operand) of the single huge product / division, as --sizes "
                          f"(default {_exps(DEFAULT_HUGE_SIZES)}; --quick: {_exps(QUICK_HUGE_SIZES)})")
-    ap.add_argument("--ops", default=",".join(OPS), help=f"comma-separated subset of {','.join(OPS)}")
+    ap.add_argument("--mod-sizes", default=None,
+                    help="sizes (bits of the modulus) of the modular ops (powmod, powmodf, gcd, invert), "
+                         f"as --sizes (default {_exps(MOD_SIZES)}; --quick: {_exps(QUICK_MOD_SIZES)}); "
+                         "n = 100000 instances >> --scale")
+    ap.add_argument("--ops", default=",".join(ALL_OPS), help=f"comma-separated subset of {','.join(ALL_OPS)}")
     ap.add_argument("--scale", type=int, default=None,
                     help="divide the batch n = 2^32/bits by 2^K (default 0: 512 MiB per operand)")
     ap.add_argument("--quick", action="store_true",
@@ -145,12 +151,13 @@ def main(argv=None) -> int:
         sizes = _sizes(args.sizes, QUICK_SIZES if args.quick else DEFAULT_SIZES, "--sizes")
         huge_sizes = _sizes(args.huge_sizes, QUICK_HUGE_SIZES if args.quick else DEFAULT_HUGE_SIZES,
                             "--huge-sizes")
+        mod_sizes = _sizes(args.mod_sizes, QUICK_MOD_SIZES if args.quick else MOD_SIZES, "--mod-sizes")
         ops = [t.strip() for t in args.ops.split(",") if t.strip()]
-        bad = [o for o in ops if o not in OPS]
+        bad = [o for o in ops if o not in ALL_OPS]
         if bad:
-            raise ValueError(f"--ops: unknown op(s) {', '.join(bad)}; choose from {', '.join(OPS)}")
+            raise ValueError(f"--ops: unknown op(s) {', '.join(bad)}; choose from {', '.join(ALL_OPS)}")
         if not ops:
-            raise ValueError(f"--ops: no op given; choose from {', '.join(OPS)}")
+            raise ValueError(f"--ops: no op given; choose from {', '.join(ALL_OPS)}")
         _check_numbers(args)
         if args.seed < 0:   # numpy's generators take non-negative seeds only
             raise ValueError(f"--seed must be at least 0, got {args.seed}")
@@ -197,7 +204,7 @@ def main(argv=None) -> int:
                              max_op_seconds=max_op_seconds, budget=budget,
                              copy_bytes=copy_mib << 20 if copy_mib else None, huge_sizes=huge_sizes,
                              gmpy2_seconds=gmpy2_seconds, check=not args.no_check, seed=args.seed,
-                             on_update=save)
+                             mod_sizes=mod_sizes, on_update=save)
         except Mismatch as e:
             bar = "!" * 78
             print(f"\n{bar}\nclbig.bench: WRONG RESULT, benchmark aborted:\n{e}\n{bar}", file=sys.stderr)

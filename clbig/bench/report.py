@@ -14,6 +14,7 @@ import os
 import re
 import sys
 
+from . import modular
 from .suite import LOG2_BATCH_BITS, OPS, REFERENCES, human_bytes
 
 # -- targets -----------------------------------------------------------------------------------
@@ -334,6 +335,9 @@ def markdown(res: dict) -> str:
         L += ["", f"## {OPS[op].label}", "", BLURBS[op], "", table]
         if notes:
             L += [""] + [f"- {n}" for n in notes]
+    table = modular.rate_table(res)
+    if table:
+        L += ["", "## Modular arithmetic", "", modular.BLURB, "", table]
     # target summary
     L += ["", "## Targets", ""]
     rows = []
@@ -424,7 +428,8 @@ CSV_FIELDS = [
     "scale", "op", "label", "bits", "log2_bits", "divisor_bits", "n", "status", "us", "us_min", "us_max",
     "reps", "kernels", "timer", "wall_us", "GBps", "frac_copy", "Gu32ops", "us_per_2^32_bits",
     "ratio_to_add", "ratio_to_mul", "gmpy2_us", "gmpy2_sample", "gmpy2_scaled", "speedup_gmpy2",
-    "speedup_gmpy2_wall", "target", "target_pass", "note",
+    "speedup_gmpy2_wall", "per_second", "gmpy2_per_second", "cgbn_per_second", "vs_cgbn",
+    "target", "target_pass", "note",
 ]
 
 
@@ -684,6 +689,9 @@ def plots(res: dict, out_dir: str) -> list:
         ax.legend(fontsize=8)
         fig.tight_layout()
         paths += _save(fig, plt, base + "_add_vs_copy")
+    fig = modular.rate_plot(res, plt, f"Modular arithmetic — {name}")
+    if fig is not None:
+        paths += _save(fig, plt, base + "_modular")
     return paths
 
 

@@ -21,6 +21,7 @@ import pyopencl as cl
 
 import clbig
 from clbig.array import limbs_to_ints
+from . import modular
 
 #: Every operand of a full-size batch holds 2**32 bits (512 MiB), whatever the size.
 LOG2_BATCH_BITS = 32
@@ -557,7 +558,7 @@ def _record_error(rec: dict, ctx, e: Exception) -> None:
 def run_device(selector, *, sizes, ops, scale: int = 0, reps: int = DEFAULT_REPS,
                max_op_seconds: Optional[float] = None, budget: Optional[float] = None,
                copy_bytes: Optional[int] = None, check: bool = True, seed: int = 2026,
-               huge_sizes=None, gmpy2_seconds: float = GMPY2_SECONDS,
+               huge_sizes=None, gmpy2_seconds: float = GMPY2_SECONDS, mod_sizes=None,
                on_update: Optional[Callable[[dict], None]] = None) -> dict:
     """Run the suite on one device; returns the results dict (see report.py for its use).
 
@@ -573,16 +574,20 @@ def run_device(selector, *, sizes, ops, scale: int = 0, reps: int = DEFAULT_REPS
     ctx = clbig.Context(selector)
     dev = device_info(ctx)
     now = datetime.now(timezone.utc).astimezone()
-    batch_specs = [OPS[k] for k in ops if not OPS[k].huge]
-    huge_specs = [OPS[k] for k in ops if OPS[k].huge]
+    batch_specs = [OPS[k] for k in ops if k in OPS and not OPS[k].huge]
+    huge_specs = [OPS[k] for k in ops if k in OPS and OPS[k].huge]
+    mod_ops = [k for k in ops if k in modular.MOD_OPS]
     sizes = list(sizes) if batch_specs else []
     huge_sizes = list(huge_sizes) if huge_specs else []
+    mod_sizes = (list(mod_sizes) if mod_sizes is not None else [1 << k for k in modular.MOD_SIZES]) \
+        if mod_ops else []
     res = {
         "schema": "clbig-bench/2",
         "date": now.isoformat(timespec="seconds"),
         "device": dev,
         "software": software_info(),
-        "config": {"sizes_bits": sizes, "huge_sizes_bits": huge_sizes, "ops": list(ops),
+        "config": {"sizes_bits": sizes, "huge_sizes_bits": huge_sizes, "mod_sizes_bits": mod_sizes,
+                   "ops": list(ops),
                    "scale": scale, "reps": reps, "max_op_seconds": max_op_seconds, "budget_s": budget,
                    "check": check, "seed": seed, "gmpy2_seconds": gmpy2_seconds,
                    "batch": f"n = 2^{LOG2_BATCH_BITS} / bits >> {scale} instances, at least 1 "
@@ -609,7 +614,8 @@ def run_device(selector, *, sizes, ops, scale: int = 0, reps: int = DEFAULT_REPS
         if on_update:
             on_update(res)
 
-    bar = _progress(len(sizes) * len(batch_specs) + len(huge_sizes) * len(huge_specs) + 1,
+    bar = _progress(len(sizes) * len(batch_specs) + len(huge_sizes) * len(huge_specs)
+                    + len(mod_sizes) * len(mod_ops) + 1,
                     dev["name"][:24])
     _log(bar, f"== {dev['platform']}: {dev['name']} (driver {dev['driver_version']}), "
               f"scale {scale}, {reps} reps")
@@ -789,6 +795,10 @@ def run_device(selector, *, sizes, ops, scale: int = 0, reps: int = DEFAULT_REPS
         for phase in (lambda sp: not sp.divisor, lambda sp: sp.divisor):
             run_batches([sp for sp in batch_specs if phase(sp)])
             run_huge([sp for sp in huge_specs if phase(sp)])
+        if mod_ops:
+            modular.run_modular(ctx, sizes=mod_sizes, ops=mod_ops, scale=scale, reps=reps, check=check,
+                                seed=seed, gmpy2_seconds=gmpy2_seconds, deadline=deadline,
+                                finish=finish, mismatch=Mismatch)
         res["status"] = "done"
     except Mismatch as e:
         res["status"] = "MISMATCH"
@@ -802,6 +812,13 @@ def run_device(selector, *, sizes, ops, scale: int = 0, reps: int = DEFAULT_REPS
 
 
 def _line(rec: dict) -> str:
+    if rec.get("kind") == "rate":
+        head = f"{rec['label']:<13} {rec['bits']}b n={rec['n']:<7}"
+        if rec["status"] != "ok":
+            return f"{head} {rec['status']}: {rec.get('note', '')}"
+        extra = "".join(f"  {k} {rec[v]:.3g}x" for k, v in (("x gmpy2", "speedup_gmpy2"),
+                                                             ("x CGBN", "vs_cgbn")) if rec.get(v))
+        return f"{head} {rec['per_second']:>12,.0f} /s  ({rec['reps']} reps, {rec['kernels']} kernels){extra}"
     head = f"{rec['label']:<8} 2^{rec['log2_bits']}" if rec.get("log2_bits") is not None \
         else f"{rec['label']:<8} {rec['bits']}b"
     head = f"{head:<14} n={rec['n']:<9}"
