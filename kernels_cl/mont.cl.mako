@@ -1,0 +1,187 @@
+## Modular products and powers of a batch by Montgomery multiplication (blocks/mont.mako).
+##
+## Every instance has NP = C*Q limbs on C work-items (IPB instances per group); m may have
+## fewer limbs (NM <= NP): R = B^NP only has to exceed it. m odd; r2 = R^2 mod m (from the
+## host, by a division on the device). Strides of 0 broadcast one operand (one modulus, one
+## exponent for the whole batch).
+##
+## mulmod: out = a*b mod m = mont(mont(a, b), R^2), for a, b < R.
+## powmod: out = a^e mod m by a fixed window of W bits: a table T[d] = (a^d) R mod m of 2^W
+##   entries per instance in global memory (each item reads back only what it wrote), built
+##   from T[0] = mont(R^2, 1) = R mod m and T[1] = mont(a, R^2); then per window W squarings
+##   and one product by T[digit]; then mont(x, 1) leaves the Montgomery form. A zero digit
+##   skips its product where that cannot split a group's barriers (one item per instance, or
+##   one exponent for all: SHARED_E). The window loop runs over the exponent's capacity (ME
+##   limbs): leading zero windows multiply T[0] by itself.
+##   POW2: the modulus is R itself (a^e mod B^NP, no reduction), for the power-of-two part of
+##   an even modulus; m and r2 are not read.
+<%namespace file="blocks/common.mako" import="header"/>
+<%namespace file="blocks/arith.mako" import="carry_op_defs"/>
+<%namespace file="blocks/mont.mako" import="mont_defs, mont_mul"/>
+<%
+    assert NP == C * Q and XLD == NP + 1   # XLD: one spare word per row, so the items of C = 1 read distinct banks
+    WG = IPB * C
+    TW = 1 << W if KERNEL == "powmod" else 0
+    NWIN = (ME * 32 + W - 1) // W if KERNEL == "powmod" else 0
+%>
+<%def name="locals()">
+    __local uint xs[${IPB * XLD}];
+% if C > 1:
+    __local uint ex[${2 * IPB * C}], cyx[${IPB * C}], sc[${IPB * C}];
+  % if not POW2:
+    __local uint qx[${2 * IPB}];
+  % endif
+% endif
+% if POW2:
+    __local uint lo[${IPB * XLD}];
+% endif
+</%def>
+## dst[j] = limb k*Q + j of src's row (zero past M limbs and for padding instances)
+<%def name="load(dst, src, stride, M)">
+% for j in range(Q):
+    ${dst}[${j}] = (live && k * ${Q}u + ${j}u < ${M}u) ? ${src}[(size_t)inst * ${stride} + k * ${Q}u + ${j}u] : 0u;
+% endfor
+</%def>
+<%def name="put(src)">
+% for j in range(Q):
+    xs[s * ${XLD}u + k * ${Q}u + ${j}u] = ${src}[${j}];
+% endfor
+</%def>
+<%def name="put_global(src, stride, M)">
+% for j in range(Q):
+    xs[s * ${XLD}u + k * ${Q}u + ${j}u] = (live && k * ${Q}u + ${j}u < ${M}u) ? ${src}[(size_t)inst * ${stride} + k * ${Q}u + ${j}u] : 0u;
+% endfor
+</%def>
+<%def name="unit(dst)">
+% for j in range(Q):
+    ${dst}[${j}] = ${"k == 0 ? 1u : 0u" if j == 0 else "0u"};
+% endfor
+</%def>
+<%def name="store_out()">
+    if (live) {
+% for j in range(Q):
+        if (k * ${Q}u + ${j}u < ${NM}u) out[(size_t)inst * ${NM}u + k * ${Q}u + ${j}u] = r[${j}];
+% endfor
+    }
+</%def>
+## table entry d of this item: limb j at ((d*Q + j)*nt + inst)*C + k, consecutive items on
+## consecutive words
+<%def name="tab_at(d, j)">tab[(((size_t)(${d}) * ${Q}u + ${j}u) * nt + inst) * ${C}u + k]</%def>
+<%def name="prologue()">
+    const uint tid = get_local_id(0), s = tid / ${C}u, k = tid % ${C}u;
+    const uint inst = get_group_id(0) * ${IPB}u + s;
+    const int live = inst < n;
+    ${locals()}
+    uint mm[${Q}], b[${Q}], r[${Q}];
+% if not POW2:
+    ${load("mm", "m", "sm", NM)}
+    const uint minv = mont_minv(mm[0]);
+% endif
+</%def>
+${header()}
+${carry_op_defs()}
+${mont_defs()}
+
+% if KERNEL == "mulmod":
+__kernel __attribute__((reqd_work_group_size(${WG}, 1, 1)))
+void mulmod(__global const uint *a, ulong sa, __global const uint *bv, ulong sb,
+            __global const uint *m, ulong sm, __global const uint *r2, ulong sr2,
+            __global uint *out, uint n)
+{
+    ${prologue()}
+    ${put_global("a", "sa", MA)}
+    ${load("b", "bv", "sb", MB)}
+    ${mont_mul("r", "b")}          /* a b / R, below R */
+    ${put("r")}
+    ${load("b", "r2", "sr2", NM)}
+    ${mont_mul("r", "b")}          /* a b mod m */
+    ${store_out()}
+}
+% else:
+inline uint digit(__global const uint *ep, uint pos)   /* bits pos .. pos+W-1 of the exponent */
+{
+    const uint w0 = pos >> 5, sh = pos & 31u;
+    ulong v = w0 < ${ME}u ? ep[w0] : 0u;
+    if (w0 + 1u < ${ME}u) v |= (ulong)ep[w0 + 1u] << 32;
+    return (uint)(v >> sh) & ${TW - 1}u;
+}
+
+__kernel __attribute__((reqd_work_group_size(${WG}, 1, 1)))
+void powmod(__global const uint *a, ulong sa, __global const uint *e, ulong se,
+            __global const uint *m, ulong sm, __global const uint *r2, ulong sr2,
+            __global uint *out, __global uint *tab, uint n)
+{
+    ${prologue()}
+    const size_t nt = (size_t)get_num_groups(0) * ${IPB}u;   /* instances the table holds */
+    __global const uint *ep = e + (size_t)(live ? inst : 0u) * se;
+    uint t1[${Q}];
+    for (uint j = 0; j < ${TW}u; ++j) {
+% if POW2:
+        if (j == 0) {
+            ${unit("r")}
+        } else if (j == 1) {
+            ${load("r", "a", "sa", MA)}
+  % for q in range(Q):
+            t1[${q}] = r[${q}];
+  % endfor
+        } else {
+            ${put("r")}
+            ${mont_mul("r", "t1")}
+        }
+% else:
+        if (j == 0) {               /* T[0] = R^2 / R = R mod m */
+            ${put_global("r2", "sr2", NM)}
+            ${unit("b")}
+        } else if (j == 1) {        /* T[1] = a R^2 / R */
+            ${put_global("a", "sa", MA)}
+            ${load("b", "r2", "sr2", NM)}
+        } else {                    /* T[j] = T[j-1] T[1] / R */
+            ${put("r")}
+  % for q in range(Q):
+            b[${q}] = t1[${q}];
+  % endfor
+        }
+        ${mont_mul("r", "b")}
+        if (j == 1) {
+  % for q in range(Q):
+            t1[${q}] = r[${q}];
+  % endfor
+        }
+% endif
+% for q in range(Q):
+        ${tab_at("j", q)} = r[${q}];
+% endfor
+    }
+    {   /* x = T[top digit] */
+        const uint d = digit(ep, ${(NWIN - 1) * W}u);
+% for q in range(Q):
+        r[${q}] = ${tab_at("d", q)};
+% endfor
+    }
+<% STEPS = (NWIN - 1) * (W + 1) + (0 if POW2 else 1) %>
+    for (uint st = 0; st < ${STEPS}u; ++st) {
+        const uint ph = st % ${W + 1}u, win = ${NWIN - 2}u - st / ${W + 1}u;
+% if not POW2:
+        if (st == ${STEPS - 1}u) {          /* leave the Montgomery form: x / R */
+            ${unit("b")}
+        } else
+% endif
+        if (ph < ${W}u) {                   /* square */
+% for q in range(Q):
+            b[${q}] = r[${q}];
+% endfor
+        } else {                            /* times T[digit] */
+            const uint d = digit(ep, win * ${W}u);
+% if C == 1 or SHARED_E:
+            if (d == 0) continue;
+% endif
+% for q in range(Q):
+            b[${q}] = ${tab_at("d", q)};
+% endfor
+        }
+        ${put("r")}
+        ${mont_mul("r", "b")}
+    }
+    ${store_out()}
+}
+% endif
