@@ -1,0 +1,60 @@
+"""Montgomery kernels under Oclgrind (run by tests/oclgrind_cases.py): kernels_cl/mont.cl.mako's
+mulmod and powmod on tiny batches, in both shapes and the power-of-two mode.
+
+  * one work-item per instance (C = 1): odd moduli with a per-instance and a shared exponent,
+    the table in global memory, a zero digit skipped; a padding instance in the last group;
+  * C = 2 items of Q = 8 limbs (CLBIG_MONT_ONE=1 forces it on 3-limb moduli): the one-barrier
+    iteration, the carry and borrow scans, per-instance and shared exponents, mulmod;
+  * even moduli: the pow2 kernel (the low half collected from the shifted-out limbs) in both
+    shapes, joined with the odd part by CRT;
+  * C = 3 on 4-item work-groups (the small context): one instance per group.
+Every result is checked against Python's pow.
+"""
+from __future__ import annotations
+
+import os
+import random
+
+from clbig import modular
+
+RNG = random.Random(20261124)
+
+
+def _env(env, f, *args):
+    saved = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    try:
+        return f(*args)
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def _case(ctx, check, tag, bits, n, shared_e=False, even=False):
+    ms = [(1 << bits) - 1, 1, 3] + [RNG.getrandbits(bits) | 1 | (1 << (bits - 1)) for _ in range(n - 3)]
+    if even:
+        ms[1:3] = [1 << (bits - 1), (RNG.getrandbits(bits - 40) | 1) << 39]
+    av = [ms[0] - 1, 5, 0] + [RNG.getrandbits(bits + 5) for _ in range(n - 3)]
+    ev = 0x1F0F if shared_e else [0, 0xFFFF, 1] + [RNG.getrandbits(16) for _ in range(n - 3)]
+    evl = [ev] * n if shared_e else ev
+    with ctx:
+        r = modular.powmod(av, ev, ms)
+        check(f"{tag} powmod", r, [pow(a, e, m) for a, e, m in zip(av, evl, ms)], bits)
+        r = modular.mulmod(av, evl, ms)
+        check(f"{tag} mulmod", r, [a * e % m for a, e, m in zip(av, evl, ms)], bits)
+
+
+COOP = {"CLBIG_MONT_ONE": "1", "CLBIG_MONT_Q": "8"}
+
+
+def run(wide_ctx, small_ctx, guarded, check, values):
+    guarded("mont one item", _case, wide_ctx, check, "mont one item", 96, 5)
+    guarded("mont one item shared e", _case, wide_ctx, check, "mont one item shared e", 64, 3, True)
+    guarded("mont one item even", _case, wide_ctx, check, "mont one item even", 96, 4, False, True)
+    guarded("mont coop", _env, COOP, _case, wide_ctx, check, "mont coop", 96, 3)
+    guarded("mont coop shared e", _env, COOP, _case, wide_ctx, check, "mont coop shared e", 96, 3, True)
+    guarded("mont coop even", _env, COOP, _case, wide_ctx, check, "mont coop even", 96, 3, False, True)
+    guarded("mont coop small-wg", _env, COOP, _case, small_ctx, check, "mont coop small-wg", 544, 3)

@@ -1,0 +1,212 @@
+"""Modular products and powers (clbig.modular: powmod, mulmod, Modulus) against gmpy2.
+
+Shapes reached: one work-item per instance (moduli up to 64 limbs), the cooperative shape (C
+items of Q limbs: 65 limbs and up, or forced on small sizes with CLBIG_MONT_ONE=1), a work-group
+cap of 8 items (small_ctx), and the composition from clbig.mul / clbig.mod for moduli that fit
+no work-group. Even moduli take the CRT path (odd part and power of two)."""
+import gmpy2
+import pytest
+
+import clbig
+from clbig import modular
+from conftest import check_values, limb_pattern, mask, rand_value
+
+
+def odd_moduli(rng, bits, n):
+    """Odd moduli of exactly `bits` bits mostly, with the awkward ones first: all ones (the
+    conditional subtraction's edge: R - 1 when bits fill the limbs), 2^k + 1, small ones."""
+    ms = [mask(bits), (1 << (bits - 1)) + 1, 1, 3, mask(bits) ^ 2, (1 << (bits - 1)) | 1]
+    while len(ms) < n:
+        ms.append(rand_value(rng, bits) | 1 | (1 << (bits - 1)) if rng.random() < 0.7
+                  else rand_value(rng, bits) | 1)
+    return ms[:n]
+
+
+def bases(rng, ms, abits):
+    """a = 0, 1, m - 1, m, m + 1 (where it fits), then random values of abits bits."""
+    out = []
+    for i, m in enumerate(ms):
+        pick = [0, 1, m - 1, m, m + 1, mask(abits)][i % 6]
+        out.append(pick if pick < (1 << abits) else rand_value(rng, abits))
+    return [x if i % 3 else rand_value(rng, abits) for i, x in enumerate(out)]
+
+
+def expect_pow(a, e, m, n):
+    col = lambda v, i: v[i] if isinstance(v, list) and len(v) > 1 else (v[0] if isinstance(v, list) else v)
+    return [int(gmpy2.powmod(col(a, i), col(e, i), col(m, i))) for i in range(n)]
+
+
+@pytest.mark.parametrize("bits", [32, 96, 1024, 2080])
+def test_powmod_sizes(rng, bits):
+    n = 9
+    ms = odd_moduli(rng, bits, n)
+    av = bases(rng, ms, bits)
+    ev = [0, 1, 2, mask(64), rand_value(rng, 64), 1 << 63] + [rng.getrandbits(64) for _ in range(n - 6)]
+    r = modular.powmod(clbig.array(av, bits=bits), clbig.array(ev, bits=64), clbig.array(ms, bits=bits))
+    assert r.bits == bits and len(r) == n
+    check_values(r.tolist(), expect_pow(av, ev, ms, n), f"powmod {bits} bits", (av, ev, ms))
+
+
+@pytest.mark.parametrize("bits", [96, 1056, 2080])
+def test_mulmod_sizes(rng, bits):
+    n = 9
+    ms = odd_moduli(rng, bits, n)
+    av, bv = bases(rng, ms, bits), [mask(bits)] + bases(rng, ms, bits)[1:]
+    r = modular.mulmod(av, bv, ms)
+    assert r.bits == bits
+    check_values(r.tolist(), [x * y % m for x, y, m in zip(av, bv, ms)], f"mulmod {bits}", (av, bv, ms))
+
+
+def test_edges_small(rng):
+    """m = 1, 2, 3, 2^k, 2^k +- 1, even; e = 0, 1, 2, all ones; a >= m, a = m - 1."""
+    ms = [1, 2, 3, 4, 2 ** 32, 2 ** 32 + 1, 2 ** 32 - 1, 2 ** 64, 2 ** 64 - 1, 2 ** 64 + 1, 6, 12,
+          2 ** 40 * 3, 2 ** 63 * 5 + 2 ** 63, 10 ** 18, 2 ** 70 - 2, 7]
+    n = len(ms)
+    for ev in ([0] * n, [1] * n, [2] * n, [mask(96)] * n, [rng.getrandbits(90) for _ in range(n)]):
+        av = [m - 1 for m in ms[:5]] + [m + 3 for m in ms[5:10]] + [mask(100)] * (n - 10)
+        r = modular.powmod(av, ev, ms)
+        check_values(r.tolist(), expect_pow(av, ev, ms, n), f"powmod edges e={ev[0]:#x}", (av, ev, ms))
+        r = modular.mulmod(av, ev, ms)
+        check_values(r.tolist(), [x * y % m for x, y, m in zip(av, ev, ms)], "mulmod edges", (av, ev, ms))
+
+
+def test_plain_ints_and_mpz():
+    assert modular.powmod(3, 200, 1000003) == pow(3, 200, 1000003)
+    assert isinstance(modular.powmod(3, 200, 1000003), int)
+    assert modular.powmod(gmpy2.mpz(5), 0, 1) == 0
+    assert modular.powmod(5, 0, 7) == 1
+    assert modular.powmod(2 ** 300 + 1, 3, 2 ** 64) == pow(2 ** 300 + 1, 3, 2 ** 64)
+    assert modular.mulmod(2 ** 200 - 1, 2 ** 150 + 3, 2 ** 127 - 1) == (2 ** 200 - 1) * (2 ** 150 + 3) % (2 ** 127 - 1)
+    assert modular.mulmod(7, 9, 2) == 1
+
+
+def test_broadcasting(rng):
+    n, bits = 7, 256
+    ms = odd_moduli(rng, bits, n)
+    av = [rand_value(rng, bits) for _ in range(n)]
+    ev = [rng.getrandbits(80) for _ in range(n)]
+    one_m, one_a, one_e = ms[3], av[2], ev[4]
+    cases = [
+        (one_a, ev, ms), (av, one_e, ms), (av, ev, one_m), (one_a, one_e, ms), (av, one_e, one_m),
+        ([one_a], ev, clbig.array([one_m])),
+    ]
+    for a, e, m in cases:
+        got = modular.powmod(a, e, m)
+        m = m.tolist() if isinstance(m, clbig.BigIntArray) else m
+        check_values(got.tolist(), expect_pow(a, e, m, n), "powmod broadcast", ())
+    got = modular.mulmod(av, one_a, one_m)
+    check_values(got.tolist(), [x * one_a % one_m for x in av], "mulmod shared modulus")
+    got = modular.mulmod(one_a, av, ms)
+    check_values(got.tolist(), [one_a * x % m for x, m in zip(av, ms)], "mulmod broadcast a")
+    with pytest.raises(ValueError, match="length mismatch"):
+        modular.powmod(av, ev[:3], ms)
+
+
+def test_shared_modulus_and_exponent(rng):
+    """RSA-like: one modulus and one exponent for the batch (the skip-zero-digit path of the
+    cooperative shape), all-ones exponent."""
+    bits, n = 2080, 5
+    m = odd_moduli(rng, bits, 7)[-1]
+    av = [rand_value(rng, bits) for _ in range(n)]
+    for e in (65537, mask(130), 1 << 129, rng.getrandbits(130)):
+        got = modular.powmod(av, e, m)
+        check_values(got.tolist(), [pow(x, e, m) for x in av], f"shared modulus e={e:#x}")
+
+
+def test_modulus_object(rng):
+    bits, n = 96, 6
+    ms = odd_moduli(rng, bits, n - 2) + [2 ** 90, 6 * 2 ** 50 + 2]
+    M = modular.Modulus(clbig.array(ms, bits=bits))
+    assert list(M.odd) == [m & 1 == 1 for m in ms] and len(M) == n
+    for _ in range(2):   # the second call reuses R^2 mod m and the even split
+        av = [rand_value(rng, 200) for _ in range(n)]
+        ev = [rng.getrandbits(50) for _ in range(n)]
+        check_values(modular.powmod(av, ev, M).tolist(), expect_pow(av, ev, ms, n), "powmod Modulus")
+        check_values(modular.mulmod(av, ev, M).tolist(), [x * y % m for x, y, m in zip(av, ev, ms)],
+                     "mulmod Modulus")
+    assert len(M._r2) == 1
+    assert modular.Modulus(M).m is M.m
+
+
+def test_even_moduli(rng):
+    """Wide even moduli: odd part and power of two over several limbs, m = 2^k, m = 2^k m_o."""
+    bits, n = 1024, 8
+    ms = [1 << 1023, (1 << 1000) * 3, 2 * (mask(1023) | 1), rand_value(rng, 1024) << 1 | 2,
+          (rand_value(rng, 600) | 1) << 400, 2, 2 ** 33, 2 ** 32 * mask(900)]
+    av = [rand_value(rng, 1024) for _ in range(n)]
+    ev = [rng.getrandbits(100) for _ in range(n)]
+    ev[1] = 0
+    got = modular.powmod(av, ev, ms)
+    assert got.bits == 1024
+    check_values(got.tolist(), expect_pow(av, ev, ms, n), "powmod even moduli", (av, ev, ms))
+    check_values(modular.mulmod(av, ev, ms).tolist(), [x * y % m for x, y, m in zip(av, ev, ms)],
+                 "mulmod even moduli")
+
+
+def test_cooperative_shape_small(rng, monkeypatch):
+    """C items of Q limbs forced on small moduli: the one-barrier iteration, carry and borrow
+    scans, padding instances, per-instance and shared exponents, the pow2 kernel."""
+    monkeypatch.setenv("CLBIG_MONT_ONE", "1")
+    bits, n = 96, 11
+    ms = odd_moduli(rng, bits, n - 2) + [2 ** 95, 2 ** 40 * 7]
+    av = bases(rng, ms, bits)
+    ev = [mask(64), 0, 1, 2] + [rng.getrandbits(64) for _ in range(n - 4)]
+    check_values(modular.powmod(av, ev, ms).tolist(), expect_pow(av, ev, ms, n), "coop powmod", (av, ev, ms))
+    check_values(modular.powmod(av, ev[0], ms).tolist(), expect_pow(av, ev[0], ms, n), "coop shared e")
+    check_values(modular.mulmod(av, [mask(96)] * n, ms).tolist(), [x * mask(96) % m for x, m in zip(av, ms)],
+                 "coop mulmod")
+
+
+@pytest.mark.parametrize("bits", [1056, 4096])
+def test_small_work_groups(rng, small_ctx, bits):
+    """Work-groups of at most 8 items: 4096-bit moduli as 4 items of 32 limbs."""
+    n = 3
+    ms = odd_moduli(rng, bits, n)
+    av = [rand_value(rng, bits) for _ in range(n)]
+    ev = [rng.getrandbits(40) for _ in range(n)]
+    check_values(modular.powmod(av, ev, ms).tolist(), expect_pow(av, ev, ms, n), f"small-wg powmod {bits}")
+    check_values(modular.mulmod(av, ev, ms).tolist(), [x * y % m for x, y, m in zip(av, ev, ms)],
+                 f"small-wg mulmod {bits}")
+
+
+def test_composed_beyond_one_group(rng, small_ctx, monkeypatch):
+    """Moduli that fit no work-group (8 items of 8 limbs: 64 limbs at most) take clbig.mul and
+    clbig.mod, odd and even alike, exponent bits mixed across the batch."""
+    monkeypatch.setenv("CLBIG_MONT_Q", "8")
+    bits, n = 2080, 4
+    assert modular.Modulus([3], ctx=small_ctx).shape() is not None
+    ms = odd_moduli(rng, bits, n - 1) + [(rand_value(rng, 2000) | 1) << 70]
+    M = modular.Modulus(ms)
+    assert M.shape() is None
+    av = [rand_value(rng, 2100) for _ in range(n)]
+    ev = [0b1011, 0, 0b1110001, 1]
+    check_values(modular.powmod(av, ev, M).tolist(), expect_pow(av, ev, ms, n), "composed powmod")
+    check_values(modular.powmod([av[0]], 5, [ms[0]] * 2).tolist(), [pow(av[0], 5, ms[0])] * 2,
+                 "composed broadcast")
+    check_values(modular.mulmod(av, ev, M).tolist(), [x * y % m for x, y, m in zip(av, ev, ms)], "composed mulmod")
+
+
+def test_errors(ctx):
+    with pytest.raises(ValueError, match="modulus is 0 at index 2"):
+        modular.powmod([1, 2, 3], 5, [7, 9, 0])
+    with pytest.raises(ValueError, match="modulus is 0 at index 1"):
+        modular.powmod(1, 1, clbig.array([5, 0, 3]))
+    with pytest.raises(ValueError, match="modulus is 0 at index 0"):
+        modular.powmod(2, 3, 0)
+    with pytest.raises(ValueError, match="modulus is 0 at index 0"):
+        modular.mulmod(2, 3, 0)
+    with pytest.raises(ValueError, match="modulus is 0 at index 1"):
+        modular.Modulus([3, 0])
+    with pytest.raises(ValueError, match="negative"):
+        modular.powmod(2, -1, 7)
+    with pytest.raises(ValueError, match="negative"):
+        modular.powmod(2, 3, [-7])
+    with pytest.raises(TypeError):
+        modular.powmod(2.0, 3, 7)
+    with pytest.raises(TypeError):
+        modular.mulmod(2, "3", 7)
+    with pytest.raises(TypeError):
+        modular.powmod(2, 3, [7, True])
+    other = clbig.Context()
+    with pytest.raises(ValueError, match="two contexts"):
+        modular.powmod(clbig.array([2], ctx=other), 3, clbig.array([7]))
