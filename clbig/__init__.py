@@ -4,11 +4,12 @@ from .devices import Context, DeviceInfo, SetupError, current_context, devices
 from .profiling import profile
 from .ops import add, add_fixed, compare, mul, mul_low, shift_left, shift_right, sub, sub_fixed
 from .ops import divmod, floordiv, mod
+from .modular import Modulus, mulmod, powmod
 from . import fused
 
 __version__ = "0.1.0"
 __all__ = [
     "BigIntArray", "Context", "DeviceInfo", "SetupError", "add", "add_fixed", "array", "compare",
-    "current_context", "devices", "from_limbs", "mul", "mul_low", "profile", "shift_left", "shift_right", "sub", "sub_fixed",
+    "current_context", "devices", "from_limbs", "Modulus", "mulmod", "powmod", "mul", "mul_low", "profile", "shift_left", "shift_right", "sub", "sub_fixed",
     "floordiv", "mod",  # clbig.divmod too, left out of * so it does not shadow the builtin
 ]
