@@ -6,7 +6,10 @@ pair), whose 2x2 matrix (entries below 2^30) is then applied to the full numbers
 digits. Every round is the same branch-free instruction stream for all instances, and the
 numbers lose about 30 bits per round: at most ceil((2 bitlen - 1) / 30) rounds (Pornin's bound;
 the kernel flags an instance that would exceed it, which the tests never see), on random input
-about 1.4 bitlen / 30.
+about 1.4 bitlen / 30. The inverse's cofactors (mod the odd modulus w) run the full length
+of w every round while the pair shrinks, so they are updated by the product of two rounds'
+matrices in one pass over both (half the passes; CLBIG_GCD_COF=1: every round) and reduced
+lazily (kept below 2w: one spare bit, so digits(limbs, spare=1)).
 
 Storage of the working digits (CLBIG_GCD_STORE=private|global overrides):
   "private": arrays in the work-item's private memory (registers / the driver's local memory);
@@ -26,19 +29,32 @@ from .render import DoesNotFit, kernel, largest_fitting, launch
 
 DIG = 30                 # bits per digit in the kernel
 WG = 64                  # work-items per group aimed at (one instance each); CLBIG_GCD_WG overrides
-# Private arrays up to this many words per work-item (16 KiB: the inverse's six vectors to
-# ~20000 bits), else the global scratch. H200, 2026-11-24 (bench/results/gcd-h200-2026-11-24.log,
-# 100,000 instances): private wins the gcd at 1024..8192 bits by 5-16% and the inverse at 1024,
-# 4096 and 8192 bits by 5-27%, loses it at 2048 by 8%; on PoCL the global scratch is many
-# times slower (strided rows of one work-item's loop).
+# Private arrays up to this many words per work-item (16 KiB: the inverse's five vectors to
+# ~24000 bits), else the global scratch. H200, 2026-11-24 (bench/results/gcd-h200-2026-11-24b.log,
+# 100,000 instances): private wins the gcd at 1024..8192 bits by 5-23% and the inverse by 12%
+# (1024 bits) to 70% (8192); on PoCL the global scratch is many times slower (strided rows of
+# one work-item's loop).
 PRIVATE_WORDS = 4096
+COF = 2                  # rounds whose matrices are multiplied before the cofactor update
 
 OK, FAIL, EVEN, ZERO = 1, 2, 4, 8
 
 
-def digits(limbs: int) -> int:
-    """30-bit digits holding `limbs` 32-bit limbs (at least 2: the approximations read two)."""
-    return max(2, P.ceil_div(32 * limbs, DIG))
+def digits(limbs: int, spare: int = 0) -> int:
+    """30-bit digits holding `limbs` 32-bit limbs and `spare` bits more (at least 2: the
+    approximations and the inverse's 60-bit coefficients read two)."""
+    return max(2, P.ceil_div(32 * limbs + spare, DIG))
+
+
+def cofactor_rounds() -> int:
+    """Rounds per cofactor update of the inverse (CLBIG_GCD_COF=1|2 overrides): 2 halves the
+    passes over the cofactors (H200, bench/results/gcd-h200-2026-11-24b.log)."""
+    env = os.environ.get("CLBIG_GCD_COF", "").strip()
+    if env in ("1", "2"):
+        return int(env)
+    if env:
+        raise ValueError(f"CLBIG_GCD_COF must be 1 or 2, not {env!r}")
+    return COF
 
 
 def storage(mode: str, m: int) -> str:
@@ -47,24 +63,28 @@ def storage(mode: str, m: int) -> str:
         return env
     if env:
         raise ValueError(f"CLBIG_GCD_STORE must be private or global, not {env!r}")
-    nv = 2 if mode == "gcd" else 6
-    return "private" if nv * m <= PRIVATE_WORDS else "global"
+    return "private" if _vectors(mode) * m <= PRIVATE_WORDS else "global"
+
+
+def _vectors(mode: str) -> int:
+    """Digit vectors per instance: x, y (and u, v, w for the inverse)."""
+    return 2 if mode == "gcd" else 5
 
 
 def _build(ctx, mode: str, m: int, store: str):
     name = "gcd_batch" if mode == "gcd" else "inv_batch"
     wg0 = P.env_ints("CLBIG_GCD_WG", (WG,))[0]
+    cof = cofactor_rounds() if mode == "inv" else 0
     return largest_fitting(min(wg0, ctx.max_items),
                            lambda wg: kernel(ctx, "gcd.cl.mako", name, wg, MODE=mode, M=m,
-                                             STORE=store, WG=wg))
+                                             STORE=store, WG=wg, COF=cof))
 
 
 def _run(ctx, mode, n, m, store, args_front, out, args_back):
     k, wg = _build(ctx, mode, m, store)
     groups = P.ceil_div(n, wg)
     np_ = groups * wg
-    nv = 2 if mode == "gcd" else 6
-    scratch = ctx.buffer(4 * nv * m * np_) if store == "global" else ctx.buffer(4)
+    scratch = ctx.buffer(4 * _vectors(mode) * m * np_) if store == "global" else ctx.buffer(4)
     st = ctx.empty((n,), np.uint32)
     launch(ctx, k, groups, wg, *args_front, out.data, *args_back, st.data, scratch,
            np.uint64(np_), np.uint32(n))
@@ -92,7 +112,7 @@ def invert(ctx, a, sa: int, ma: int, w, sw: int, mw: int, n: int, store=None):
     modulus; rounds << 8."""
     if ma > mw:
         raise ValueError(f"invert: a has {ma} limbs, more than the modulus' {mw}")
-    m = digits(mw)
+    m = digits(mw, spare=1)               # the lazy cofactors reach 2w
     store = store or storage("inv", m)
     out = ctx.empty((n, mw), np.uint32)
     stat = _run(ctx, "inv", n, m, store,

@@ -6,10 +6,13 @@
 ##   swapped so that y is odd. Rounds until x = 0 keep gcd(x, y) (y stays odd, and each round's
 ##   matrix has determinant +-2^30); the result y << z is stored in MR limbs where its bit length
 ##   fits `cap` (else the instance is flagged and stores nothing: the host retries wider).
-## inv_batch: x = a, y = w = the modulus (odd; M digits), u = 1, v = 0 with x = u a, y = v a
-##   (mod w) throughout; u, v take each round's rows divided by 2^30 mod w (Montgomery-style).
-##   At x = 0, y = gcd(a, w): the inverse is v where y = 1. Even and zero moduli are flagged
-##   (clbig/gcd.py computes the even ones from an odd modulus).
+## inv_batch: x = a, y = w = the modulus (odd; M digits, 2w < 2^(30 M)), u = 1, v = 0 with
+##   x = u a, y = v a (mod w) throughout; u, v take the rounds' rows divided by 2^30 mod w
+##   (Montgomery-style), COF rounds at once (2: the product of two rounds' matrices, applied by
+##   one pass over u, v, w per two rounds: the cofactors run the full length of w while x, y
+##   shrink, so they are most of the work and of the memory traffic), and lazily reduced (kept
+##   in [0, 2w), see cof_update). At x = 0, y = gcd(a, w): the inverse is v where y = 1. Even
+##   and zero moduli are flagged (clbig/gcd.py computes the even ones from an odd modulus).
 ## Digits of an instance live in private arrays (STORE "private") or in the scratch buffer, digit
 ## j of vector k at scratch[(k M + j) np + instance] (STORE "global", coalesced).
 ## st (per instance): bit 0 ok (gcd: fits cap; inv: invertible), bit 1 round cap exceeded (never
@@ -18,7 +21,7 @@
 <%namespace file="blocks/common.mako" import="header"/>
 <%namespace file="blocks/gcd.mako" import="gcd_defs"/>
 <%
-    NV = 2 if MODE == "gcd" else 6
+    NV = 2 if MODE == "gcd" else 5
 %>
 ${header()}
 ${gcd_defs(STORE)}
@@ -117,8 +120,7 @@ void inv_batch(__global const uint *a, ulong sa, uint ma, __global const uint *w
     }
     ${vectors()}
     SP uint *x = base, *y = base + (size_t)${M} * st, *u = base + (size_t)${2 * M} * st;
-    SP uint *v = base + (size_t)${3 * M} * st, *t = base + (size_t)${4 * M} * st;
-    SP uint *wd = base + (size_t)${5 * M} * st;
+    SP uint *v = base + (size_t)${3 * M} * st, *wd = base + (size_t)${4 * M} * st;
     const uint one = (wbig || w0 != 1u) ? 1u : 0u;   /* 1 mod w (0 when w = 1) */
     for (uint j = 0; j < ${M}u; ++j) {
         AT(x, j) = get_digit(ap, ma, j * DIG);
@@ -128,22 +130,42 @@ void inv_batch(__global const uint *a, ulong sa, uint ma, __global const uint *w
         AT(u, j) = j ? 0u : one;
         AT(v, j) = 0u;
     }
-    const uint ninv = neg_inverse(w0);
+    const ulong ninv = neg_inverse60(AT(wd, 0) | ((ulong)AT(wd, 1) << 30));
     uint L = ${M}u;
     ${shrink()}
     uint live = 0u;
     for (uint j = 0; j < L; ++j) live |= AT(x, j);
-    uint rounds = 0u, fail = 0u;
+    uint rounds = 0u, fail = 0u, lazy = 0u;   /* lazy: cof_update's flags (u, v >= w) */
     const uint limit = 2u * L + 4u;
+    long P[4];                                /* the pending product of round matrices */
+    uint pend = 0u;
     while (live) {
         if (++rounds > limit) { fail = 1u; break; }
         ${round()}
         ${shrink()}
-        /* u' = (u f0 + v g0) / 2^30, v' = (u f1 + v g1) / 2^30 (mod w): u' into t, v' over u */
-        mod_row(u, v, wd, t, st, ${M}u, mt[0], mt[1], ninv);
-        mod_row(u, v, wd, u, st, ${M}u, mt[2], mt[3], ninv);
-        { SP uint *s = v; v = u; u = t; t = s; }
+% if COF == 2:
+        /* (u, v) by every second round: P = this round's matrix times the previous one */
+        if (!pend) {
+            for (int k = 0; k < 4; ++k) P[k] = mt[k];
+            pend = 1u;
+            continue;
+        }
+        const long p0 = (long)mt[0] * P[0] + (long)mt[1] * P[2];
+        const long p1 = (long)mt[0] * P[1] + (long)mt[1] * P[3];
+        const long p2 = (long)mt[2] * P[0] + (long)mt[3] * P[2];
+        const long p3 = (long)mt[2] * P[1] + (long)mt[3] * P[3];
+        P[0] = p0; P[1] = p1; P[2] = p2; P[3] = p3;
+% else:
+        for (int k = 0; k < 4; ++k) P[k] = (long)mt[k] << 30;
+% endif
+        cof_update(u, v, wd, st, ${M}u, P, &lazy, ninv);
+        pend = 0u;
     }
+    if (pend) {                               /* one round left over: its matrix times 2^30 */
+        for (int k = 0; k < 4; ++k) P[k] <<= 30;
+        cof_update(u, v, wd, st, ${M}u, P, &lazy, ninv);
+    }
+    cof_reduce(v, wd, st, ${M}u, lazy & 2u);
     uint one_left = L == 1u && AT(y, 0) == 1u;  /* gcd(a, w) = 1 */
     const uint ok = !fail && one_left;
     for (uint j = 0; j < mw; ++j) op[j] = ok ? get32(v, st, ${M}u, (int)(32u * j)) : 0u;

@@ -2,8 +2,9 @@
 tests/oclgrind_more_*.py): tiny batches through both kernels of kernels_cl/gcd.cl.mako in both
 storage modes (private arrays, the interleaved global scratch), with zero operands, common
 powers of two, a swapped pair, a result too wide for its capacity (the retry), moduli 1, even
-and zero (flagged by the kernel), no inverse, a broadcast operand, and a batch that leaves
-padding work-items in its last group (small context: 4-item groups)."""
+and zero (flagged by the kernel), no inverse, a broadcast operand, a batch that leaves
+padding work-items in its last group (small context: 4-item groups), and the inverse's other
+cofactor schedule (CLBIG_GCD_COF=1: an update every round)."""
 from __future__ import annotations
 
 import math
@@ -14,16 +15,20 @@ from clbig import gcd_n
 import clbig
 
 
-def _with_store(store, fn, *args):
-    saved = os.environ.get("CLBIG_GCD_STORE")
-    os.environ["CLBIG_GCD_STORE"] = store
+def _with_env(var, value, fn, *args):
+    saved = os.environ.get(var)
+    os.environ[var] = value
     try:
         fn(*args)
     finally:
         if saved is None:
-            os.environ.pop("CLBIG_GCD_STORE", None)
+            os.environ.pop(var, None)
         else:
-            os.environ["CLBIG_GCD_STORE"] = saved
+            os.environ[var] = saved
+
+
+def _with_store(store, fn, *args):
+    _with_env("CLBIG_GCD_STORE", store, fn, *args)
 
 
 def gcds(ctx, check, tag):
@@ -85,3 +90,5 @@ def run(wide_ctx, small_ctx, guarded, check, values):
     guarded("invert small-wg global", _with_store, "global", inverses, small_ctx, check,
             "invert small-wg global")
     guarded("gcd stat flags", stats, wide_ctx, check, "gcd stat flags")
+    guarded("invert cof 1", _with_env, "CLBIG_GCD_COF", "1", inverses, wide_ctx, check,
+            "invert cof 1")

@@ -198,6 +198,30 @@ def test_invert_storage(rng, monkeypatch, store):
     run_inv(inv_values(rng, ms, 1056), ms, 1056, 1056, f"invert, {store} storage")
 
 
+@pytest.mark.parametrize("cof", ["1", "2"])
+def test_invert_cofactor_schedules(rng, ctx, monkeypatch, cof):
+    """Both cofactor schedules (every round; every two rounds, with a round left over where the
+    count is odd: both counts are seen) on moduli that fill their 30-bit digits (480 bits = 16
+    digits, so the lazy cofactors, up to 2w, need the spare digit), the largest near 2^480."""
+    monkeypatch.setenv("CLBIG_GCD_COF", cof)
+    bits = 480
+    ms = [mask(bits), mask(bits) - 2, mask(bits) - (1 << 32), (1 << bits) - (1 << 240) + 1]
+    while len(ms) < 3 * BATCH:
+        ms.append(rng.getrandbits(bits) | 1 | 3 << (bits - 2))
+    xs = inv_values(rng, ms, bits)
+    xs[-6:] = [mask(bits) - 1, 1 << (bits - 1), 2, mask(bits) >> 1, 3, (1 << bits) - 3]
+    run_inv(xs, ms, bits, bits, f"invert, 480-bit m, {cof} round(s) per cofactor update")
+    a, m = clbig.array(xs, bits=bits), clbig.array(ms, bits=bits)
+    _, st = gcd_n.invert(ctx, a.data.data, a.m, a.m, m.data.data, m.m, m.m, len(ms))
+    assert {int(r) & 1 for r in st[(st & gcd_n.OK) != 0] >> 8} == {0, 1}
+
+
+def test_invert_schedule_error(monkeypatch):
+    monkeypatch.setenv("CLBIG_GCD_COF", "3")
+    with pytest.raises(ValueError, match="CLBIG_GCD_COF must be 1 or 2, not '3'"):
+        G.invert([3], [7])
+
+
 @pytest.mark.parametrize("bits", [32, 100])
 def test_invert_even(rng, bits):
     """Even moduli (m = 2, 4, 6, 2^k, random even), alone and mixed with odd ones."""

@@ -126,48 +126,88 @@ void negate(SP uint *x, uint st, uint L)
     }
 }
 
-/* One row of the modular update: out = (u f + v g) / 2^30 mod w, for u, v in [0, w), w odd of
-   L digits, ninv = -w^-1 mod 2^30. Adding c w (c: the magnitudes of the negative coefficients)
-   makes the sum non-negative, q w (q < 2^30) divisible by 2^30: the quotient lies in [0, 2w)
-   and one conditional subtraction brings it below w. out may be u (digit j - 1 is written
-   after digit j is read), not v. */
-void mod_row(SP uint *u, SP const uint *v, SP const uint *w, SP uint *out, uint st,
-             uint L, int f, int g, uint ninv)
+/* The cofactor update, both rows in one pass over u, v, w (w odd, M digits, 2w < 2^(30M)):
+   (u, v) <- ((u F0 + v G0) / 2^60, (u F1 + v G1) / 2^60) mod w, for a matrix P = [F0 G0; F1 G1]
+   with |F| + |G| <= 2^60 per row (the product of two rounds' matrices, or one round's times
+   2^30). Lazy reduction: the stored U, V lie in [0, 2w) and stand for u = U - su w, v = V - sv w
+   in [0, w) (su, sv: bits 0 and 1 of *s), so the conditional subtraction of the previous update
+   costs no pass: it moves into the coefficient of w. Per row the sum S = U F + V G + K w, with
+   K = C + Q - su F - sv G (C: the magnitudes of the negative coefficients; Q < 2^60 makes S
+   divisible by 2^60), equals u F + v G + (C + Q) w, which lies in [0, 2^61 w): the quotient is
+   in [0, 2w). Whether it is >= w is learnt from the borrow of (quotient - w), carried along as
+   the quotient's digits come out, low to high. Bounds of one digit's sum (K in [-2^60, 3 2^60)):
+   U_j F_lo + V_j G_lo + w_j K_lo below 3 2^60, |U_j-1 F_hi + V_j-1 G_hi| about 2^60, w_j-1 K_hi
+   below 3 2^60, the carry below 2^33: below 2^63 in a signed 64-bit accumulator. U and V are read once and
+   overwritten in place (digit j - 2 is written after digit j is read). ninv = -w^-1 mod 2^60. */
+long cof_coef(long F, long G, uint sb, ulong U60, ulong V60, ulong w60, ulong ninv)
 {
-    const uint c = (f < 0 ? (uint)(-f) : 0u) + (g < 0 ? (uint)(-g) : 0u);
-    const uint x0 = AT(u, 0) * (uint)f + AT(v, 0) * (uint)g + c * AT(w, 0);   /* mod 2^32 */
-    const uint k = c + ((x0 * ninv) & DMASK);                                  /* < 2^31 */
-    long cy = 0;
-    for (uint j = 0; j < L; ++j) {
-        const long s = (long)(int)AT(u, j) * f + (long)(int)AT(v, j) * g
-                     + (long)((ulong)AT(w, j) * k) + cy;
-        if (j) AT(out, j - 1u) = (uint)s & DMASK;
-        cy = s >> 30;
-    }
-    AT(out, L - 1u) = (uint)cy & DMASK;
-    int ge = (cy >> 30) != 0;                 /* the quotient is below 2w < 2^(30L + 1) */
-    if (!ge) {                                /* out >= w? from the top digit down */
-        ge = 1;
-        for (int j = (int)L - 1; j >= 0; --j) {
-            const uint a = AT(out, j), b = AT(w, j);
-            if (a != b) { ge = a > b; break; }
+    const long C = (F < 0 ? -F : 0) + (G < 0 ? -G : 0);
+    const long B = C - ((sb & 1u) ? F : 0) - ((sb & 2u) ? G : 0);
+    const ulong T = U60 * (ulong)F + V60 * (ulong)G + w60 * (ulong)B;       /* mod 2^64 */
+    return B + (long)((T * ninv) & 0xFFFFFFFFFFFFFFFUL);
+}
+
+void cof_update(SP uint *u, SP uint *v, SP const uint *w, uint st, uint M, const long *P,
+                uint *s, ulong ninv)
+{
+    const ulong U60 = AT(u, 0) | ((ulong)AT(u, 1) << 30), V60 = AT(v, 0) | ((ulong)AT(v, 1) << 30);
+    const ulong w60 = AT(w, 0) | ((ulong)AT(w, 1) << 30);
+    const long K0 = cof_coef(P[0], P[1], *s, U60, V60, w60, ninv);
+    const long K1 = cof_coef(P[2], P[3], *s, U60, V60, w60, ninv);
+    /* each coefficient as lo (30 bits, unsigned) + hi 2^30 (signed) */
+    const int fl = (int)(P[0] & DMASK), gl = (int)(P[1] & DMASK), kl = (int)(K0 & DMASK);
+    const int fh = (int)(P[0] >> 30), gh = (int)(P[1] >> 30);
+    const int el = (int)(P[2] & DMASK), hl = (int)(P[3] & DMASK), ml = (int)(K1 & DMASK);
+    const int eh = (int)(P[2] >> 30), hh = (int)(P[3] >> 30);
+    const long kh = K0 >> 30, mh = K1 >> 30;  /* K in [-2^60, 3 2^60): not an int */
+    long cu = 0, cv = 0;
+    int up = 0, vp = 0, wp = 0, wq = 0;       /* digits j - 1 (wq: w's digit j - 2) */
+    int bu = 0, bv = 0;                       /* borrows of (U' - w), (V' - w) */
+    for (uint j = 0; j <= M; ++j) {
+        const int uj = j < M ? (int)AT(u, j) : 0, vj = j < M ? (int)AT(v, j) : 0;
+        const int wj = j < M ? (int)AT(w, j) : 0;
+        const long su = (long)uj * fl + (long)vj * gl + (long)wj * kl
+                      + (long)up * fh + (long)vp * gh + (long)wp * kh + cu;
+        const long sv = (long)uj * el + (long)vj * hl + (long)wj * ml
+                      + (long)up * eh + (long)vp * hh + (long)wp * mh + cv;
+        if (j >= 2u) {
+            const int du = (int)((uint)su & DMASK), dv = (int)((uint)sv & DMASK);
+            AT(u, j - 2u) = (uint)du;
+            AT(v, j - 2u) = (uint)dv;
+            bu = (du - wq - bu) < 0;
+            bv = (dv - wq - bv) < 0;
         }
+        cu = su >> 30;
+        cv = sv >> 30;
+        up = uj; vp = vj; wq = wp; wp = wj;
     }
-    if (ge) {
-        uint br = 0u;
-        for (uint j = 0; j < L; ++j) {
-            const uint t = AT(out, j) - AT(w, j) - br;
-            AT(out, j) = t & DMASK;
-            br = t >> 31;
-        }
+    /* the top digit: the quotient is below 2w < 2^(30M), the mask a no-op (digits stay 30-bit,
+       as the bounds above assume) */
+    AT(u, M - 1u) = (uint)cu & DMASK;
+    AT(v, M - 1u) = (uint)cv & DMASK;
+    bu = ((int)cu - wq - bu) < 0;
+    bv = ((int)cv - wq - bv) < 0;
+    *s = (bu ? 0u : 1u) | (bv ? 0u : 2u);
+}
+
+/* x <- x - w where bit `bit` of s is set (the final reduction of a lazy cofactor). */
+void cof_reduce(SP uint *x, SP const uint *w, uint st, uint M, uint bit)
+{
+    if (!bit) return;
+    int br = 0;
+    for (uint j = 0; j < M; ++j) {
+        const int t = (int)AT(x, j) - (int)AT(w, j) - br;
+        AT(x, j) = (uint)t & DMASK;
+        br = t < 0;
     }
 }
 
-/* -w^-1 mod 2^30 for odd w0 (Newton: each step doubles the correct low bits, from 3). */
-uint neg_inverse(uint w0)
+/* -w^-1 mod 2^60 for odd w (w60: its low 60 bits; Newton: each step doubles the correct low
+   bits, from 3). */
+ulong neg_inverse60(ulong w60)
 {
-    uint x = w0;                              /* w0 * w0 = 1 mod 8 */
-    for (int i = 0; i < 4; ++i) x *= 2u - w0 * x;
-    return (0u - x) & DMASK;
+    ulong x = w60;                            /* w * w = 1 mod 8 */
+    for (int i = 0; i < 5; ++i) x *= 2UL - w60 * x;
+    return (0UL - x) & 0xFFFFFFFFFFFFFFFUL;
 }
 </%def>
