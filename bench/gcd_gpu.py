@@ -2,7 +2,8 @@
 bits, each with its own random odd modulus, in M instances per second of device time (median of
 --reps launches), spot-checked against gmpy2, beside gmpy2 on one host thread and the issue's
 targets (CGBN on an H100). The default storage mode first, then the variants (private arrays /
-global scratch, work-group sizes), while --budget seconds last.
+global scratch, work-group sizes; for the inverse also rounds per cofactor update,
+CLBIG_GCD_COF), while --budget seconds last.
 
     python bench/gcd_gpu.py [--n 100000] [--bits 1024,2048,4096,8192] [--reps 5] [--budget 240]
     python bench/gcd_gpu.py --n 2000 --bits 1024,2048 --variants none      # PoCL, quick
@@ -31,6 +32,7 @@ ap.add_argument("--reps", type=int, default=5)
 ap.add_argument("--check", type=int, default=256, help="instances checked against gmpy2")
 ap.add_argument("--variants", default="private,global:64,128",
                 help="stores:work-group sizes tried after the default, or 'none'")
+ap.add_argument("--cof", default="1,2", help="rounds per cofactor update tried (inverse), or ''")
 ap.add_argument("--budget", type=float, default=240.0, help="seconds; variants stop after")
 args = ap.parse_args()
 t_start = time.perf_counter()
@@ -78,7 +80,9 @@ sizes = [int(b) for b in args.bits.split(",") if b]
 variants = []
 if args.variants != "none":
     stores, wgs = args.variants.split(":")
-    variants = [(s, int(w)) for s in stores.split(",") for w in wgs.split(",")]
+    variants = [(s, int(w), None) for s in stores.split(",") for w in wgs.split(",")]
+# the cofactor schedules at the default storage and work-group size, before the other variants
+variants = [(None, None, c) for c in args.cof.split(",") if c] + variants
 data = {}
 with ctx:
     for bits in sizes:
@@ -91,34 +95,39 @@ with ctx:
         for op in ("gcd", "invert"):
             ints = (A, B) if op == "gcd" else (A, Mo)
             y = b if op == "gcd" else m
-            store = gcd_n.storage("gcd" if op == "gcd" else "inv", gcd_n.digits(bits // 32))
+            mode = "gcd" if op == "gcd" else "inv"
+            store = gcd_n.storage(mode, gcd_n.digits(bits // 32, 0 if op == "gcd" else 1))
             t, ok = run_case(op, bits, a, y, ints)
             rate = args.n / t / 1e6
             g = gmpy2_rate(op, ints)
             tgt = TARGET.get((op, bits))
-            rows.append((op, bits, f"default ({store}, wg {gcd_n.WG})", t, rate, g, tgt, ok))
+            cof = f", cof {gcd_n.cofactor_rounds()}" if op == "invert" else ""
+            rows.append((op, bits, f"default ({store}, wg {gcd_n.WG}{cof})", t, rate, g, tgt, ok))
             print(f"{op:6s} {bits:5d} bits default ({store}): {t * 1e3:9.2f} ms  {rate:8.3f} M/s  "
                   f"gmpy2 {g:.3f} M/s  target {tgt if tgt else '-'}  {'OK' if ok else 'WRONG'}", flush=True)
-    for store, wg in variants:
+    for store, wg, cof in variants:
+        env = {"CLBIG_GCD_COF": cof} if cof else {"CLBIG_GCD_STORE": store, "CLBIG_GCD_WG": str(wg)}
+        name = f"cof {cof} (default store)" if cof else f"{store}, wg {wg}"
         for bits in sizes:
-            for op in ("gcd", "invert"):
+            for op in ("invert",) if cof else ("gcd", "invert"):
                 if time.perf_counter() - t_start > args.budget:
-                    print(f"budget spent: {op} {bits} {store} wg {wg} skipped", flush=True)
+                    print(f"budget spent: {op} {bits} {name} skipped", flush=True)
                     continue
-                os.environ["CLBIG_GCD_STORE"], os.environ["CLBIG_GCD_WG"] = store, str(wg)
+                os.environ.update(env)
                 a, b, m, A, B, Mo = data[bits]
                 ints = (A, B) if op == "gcd" else (A, Mo)
                 try:
                     t, ok = run_case(op, bits, a, b if op == "gcd" else m, ints)
                 except Exception as e:  # noqa: BLE001
-                    print(f"{op} {bits} {store} wg {wg}: {type(e).__name__}: {str(e)[:200]}", flush=True)
+                    print(f"{op} {bits} {name}: {type(e).__name__}: {str(e)[:200]}", flush=True)
                     continue
                 finally:
-                    del os.environ["CLBIG_GCD_STORE"], os.environ["CLBIG_GCD_WG"]
+                    for k in env:
+                        del os.environ[k]
                 rate = args.n / t / 1e6
                 tgt = TARGET.get((op, bits))
-                rows.append((op, bits, f"{store}, wg {wg}", t, rate, None, tgt, ok))
-                print(f"{op:6s} {bits:5d} bits {store:7s} wg {wg:3d}: {t * 1e3:9.2f} ms  {rate:8.3f} M/s  "
+                rows.append((op, bits, name, t, rate, None, tgt, ok))
+                print(f"{op:6s} {bits:5d} bits {name:22s}: {t * 1e3:9.2f} ms  {rate:8.3f} M/s  "
                       f"{'OK' if ok else 'WRONG'}", flush=True)
 
 print(f"\n| op | bits | variant | device ms | M/s | gmpy2 M/s (1 thread) | target M/s | of target | check |")
