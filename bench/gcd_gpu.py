@@ -8,6 +8,7 @@ CLBIG_GCD_COF), while --budget seconds last.
     python bench/gcd_gpu.py [--n 100000] [--bits 1024,2048,4096,8192] [--reps 5] [--budget 240]
     python bench/gcd_gpu.py --n 2000 --bits 1024,2048 --variants none      # PoCL, quick
 """
+import importlib
 import argparse
 import os
 import sys
@@ -18,7 +19,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import clbig  # noqa: E402
-from clbig import gcd as G  # noqa: E402
+G = importlib.import_module("clbig.gcd")   # the module: clbig.gcd is the function  # noqa: E402
 from clbig import gcd_n  # noqa: E402
 from devtools import median_device_seconds  # noqa: E402
 

@@ -7,10 +7,11 @@ padding work-items in its last group (small context: 4-item groups), and the inv
 cofactor schedule (CLBIG_GCD_COF=1: an update every round)."""
 from __future__ import annotations
 
+import importlib
 import math
 import os
 
-from clbig import gcd as G
+G = importlib.import_module("clbig.gcd")   # the module: clbig.gcd is the function
 from clbig import gcd_n
 import clbig
 

@@ -4,13 +4,14 @@ factors, m = 1, 2, 3, 2^k, 2^k +- 1, a >= m, no inverse), unequal widths, both s
 of the kernel, broadcasting, plain ints, empty batches and every error.
 
 Kernel builds are per (digits, mode, storage): the widths below are few and shared."""
+import importlib
 import math
 
 import numpy as np
 import pytest
 
 import clbig
-from clbig import gcd as G
+G = importlib.import_module("clbig.gcd")   # the module: clbig.gcd is the function
 from clbig import gcd_n
 from conftest import BATCH, check_bools, check_values, mask, rand_value
 
