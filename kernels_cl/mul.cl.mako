@@ -82,7 +82,7 @@ void mul(__global const limb_t *a, ulong sa, __global const limb_t *b, ulong sb,
     }
 % else:
     ulong sp1, sp2;
-    ${conv_pair("c1 * %du" % Q, "c2 * %du" % Q, "r1", "r2", "sp1", "sp2", LA, LB, MA, MB, Q, SQUARE)}
+    ${conv_pair("c1 * %du" % Q, "c2 * %du" % Q, "r1", "r2", "sp1", "sp2", LA, LB, MA, MB, Q, SQUARE, C * Q)}
   % for rr, cc, ss in (("r1", "c1", "sp1"), ("r2", "c2", "sp2")):
     % for j in range(Q):
     if (${cc} * ${Q}u + ${j}u < ${MR}u) r[(size_t)inst * ${MR}u + ${cc} * ${Q}u + ${j}u] = ${rr}[${j}];

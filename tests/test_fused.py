@@ -50,6 +50,21 @@ def test_broadcast_and_batch_lengths(rng, n):
     check_values(fused.poly(y, a, 512).tolist(), want_poly([y] * n, xs, 512), f"poly scalar a n={n}")
 
 
+@pytest.mark.parametrize("how", [False, True])
+def test_poly_wide_value_over_narrow_ones(rng, how):
+    """Issue 20 (1a): one 1000-bit value broadcast over three 31-bit ones. Unfused, b·b mod
+    2^1000 is a square far narrower than its result, whose chunks above the product read past
+    the kernel's local array; repeated, so that earlier kernels leave local memory dirty."""
+    x = rng.getrandbits(1000) | 1 << 999
+    ys = [mask(31), rng.getrandbits(31), 1]
+    a, b = clbig.array([x], bits=1000), clbig.array(ys, bits=31)
+    for it in range(6):
+        check_values(fused.poly(a, b, 1000, fused=how).tolist(), want_poly([x] * 3, ys, 1000),
+                     f"poly fused={how} round {it}", ([x], ys))
+        check_values(fused.poly(b, a, 1000, fused=how).tolist(), want_poly(ys, [x] * 3, 1000),
+                     f"poly(b, a) fused={how} round {it}", (ys, [x]))
+
+
 def test_too_big_for_a_group_falls_back(rng, small_ctx):
     pairs = mul_pairs(rng, 2200, 2200, 3)
     xs, ys = [p[0] for p in pairs], [p[1] for p in pairs]

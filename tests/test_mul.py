@@ -168,6 +168,35 @@ def test_square_small_workgroups(small_ctx, rng, monkeypatch, bits):
     run_square(rng, bits, 9, f"square {bits} bits, wg<=8", monkeypatch)
 
 
+def test_squares_far_below_the_result_width():
+    """Issue 20 (1a): a square whose result is much wider than the product (31-bit values mod
+    2^1000) has chunks far above it, where the diagonal terms a_(k/2) lie past a's zero margin:
+    the kernel read past its local array and added what earlier kernels left there. Chained
+    operations in one process (as here) leave that garbage; every result is checked."""
+    import random
+    rng = random.Random(3)
+    xs = [rng.getrandbits(1000)]
+    ys = [rng.getrandbits(31) for _ in range(3)]
+    ys[1] = mask(31)
+    a, b = clbig.array(xs, bits=1000), clbig.array(ys, bits=31)
+    m = mask(1000)
+    for it in range(8):
+        u = clbig.add_fixed(clbig.mul_low(a, a, 1000), b, 1000)[0]
+        check_values(u.tolist(), [(xs[0] ** 2 + y) & m for y in ys], f"round {it}: a*a + b")
+        bb = clbig.mul_low(b, b, 1000)
+        check_values(bb.tolist(), [y * y for y in ys], f"round {it}: b*b mod 2^1000", (ys,))
+        v = clbig.add_fixed(bb, b, 1000)[0]
+        r = clbig.add_fixed(clbig.mul_low(u, v, 1000), clbig.mul_low(a, b, 1000), 1000)[0]
+        want = [(((xs[0] ** 2 + y) & m) * (y * y + y) + xs[0] * y) & m for y in ys]
+        check_values(r.tolist(), want, f"round {it}: u*v + a*b", (ys,))
+    for bits in (32, 33, 64, 95, 2 * 32 * 7 + 1):     # one limb squared to widths past 2 limbs
+        for w in (31, 32, 64):
+            vals = [mask(w), 1, rng.getrandbits(w), mask(w) ^ 1, 0]
+            x = clbig.array(vals, bits=w)
+            check_values(clbig.mul_low(x, x, bits).tolist(), [v * v & mask(bits) for v in vals],
+                         f"{w}-bit squares mod 2^{bits}", (vals,))
+
+
 def carry_modes():
     """"c" everywhere; "ptx" too when the session's device is NVIDIA's (it takes inline PTX)."""
     dev = clbig.Context().device

@@ -22,12 +22,15 @@
 ## Result: r1, r2 the chunks' low limbs, sp1, sp2 (ulong) what overflows into the next chunk.
 ## square: LA and LB are the same operand (a·a). Each cross product a_i·a_j, i < j, is taken
 ## once and the columns doubled afterwards, plus the squares a_i² on even columns: about half
-## the multiply-adds. The triangle's edge cuts through at most two blocks per chunk, the only
+## the multiply-adds. Chunks may lie above the product (a result wider than it: 31-bit values
+## squared mod 2^1000), where a_(k/2) would be past a's zero margin: given the chunks' span
+## `cols` (C·Q; None: unknown), only chunks below column 2·MA add squares when some would
+## read past MA + Q - 1. The triangle's edge cuts through at most two blocks per chunk, the only
 ## ones that test each term. Likewise a product's block on the diagonal (i0 = k0) has only its
 ## Q(Q+1)/2 terms with j >= 0 (a tenth of the work at 2^11 bits) and takes a shorter body. The
 ## walk takes the first chunk's edge blocks first and the second's last, so the lanes of a
 ## warp run the same body at the same time.
-<%def name="conv_pair(k1, k2, r1, r2, sp1, sp2, LA, LB, MA, MB, Q, square=False)">
+<%def name="conv_pair(k1, k2, r1, r2, sp1, sp2, LA, LB, MA, MB, Q, square=False, cols=None)">
     {
         limb_t _w[${2 * Q - 1}];
 % if CARRY:
@@ -46,7 +49,7 @@
                 do {
                     ++_ph;
                     if (_ph == 2) {
-                        ${_acc_finish(LA, r1, sp1, Q, square)}
+                        ${_acc_finish(LA, r1, sp1, Q, square, _above(MA, Q, cols))}
                         ${_acc_zero(Q)}
                         _k0 = _k2;
                     }
@@ -85,10 +88,18 @@
 % endif
             _i0 += ${Q};
         }
-        ${_acc_finish(LA, r2, sp2, Q, square)}
+        ${_acc_finish(LA, r2, sp2, Q, square, _above(MA, Q, cols))}
     }
 </%def>
 
+## The condition (C text) keeping a square's diagonal reads within a's margin: empty where the
+## chunks end below column 2(MA + Q), whose a_(k/2) read zero anyway. A chunk at k0 < 2·MA
+## reads a_i for i < MA + Q/2 only, so one test per chunk suffices (and none is emitted where
+## the chunks stop near the product, as in every full square and low half).
+<%!
+    def _above(MA, Q, cols):
+        return "" if cols is not None and (cols - 1) // 2 <= MA + Q - 1 else " && _k0 < %d" % (2 * MA)
+%>
 <%def name="_acc_zero(Q)">
 % if CARRY:
         _cb = 0;
@@ -104,7 +115,7 @@
 
 ## The chunk at _k0 from its accumulators: r its Q limbs, spill the rest. A square's sums of
 ## cross products are doubled and the diagonal squares a_i² (column 2i) added first.
-<%def name="_acc_finish(LA, r, spill, Q, square)">
+<%def name="_acc_finish(LA, r, spill, Q, square, guard)">
 % if CARRY:
         _acc[${Q}] += _cb; _acc[${Q + 1}] += _acc[${Q}] < _cb;
   % if square:
@@ -113,7 +124,7 @@
   % endfor
         _acc[0] <<= 1;
   % for q in range(Q):
-        if (((_k0 + ${q}) & 1) == 0) {
+        if (((_k0 + ${q}) & 1) == 0${guard}) {
             const ulong _x = ${LA("(_k0 + %d) / 2" % q)};
             const ulong _sq = _x * _x;
             ulong _t = (ulong)_acc[${q}] + (uint)_sq; _acc[${q}] = (limb_t)_t;
@@ -134,7 +145,7 @@
   % for q in range(Q):
         {
             _hi[${q}] = (_hi[${q}] << 1) | ((limb_t)_lo[${q}] >> 31); _lo[${q}] = (limb_t)(_lo[${q}] << 1);
-            if (((_k0 + ${q}) & 1) == 0) {
+            if (((_k0 + ${q}) & 1) == 0${guard}) {
                 const ulong _x = ${LA("(_k0 + %d) / 2" % q)};
                 const ulong _sq = _x * _x, _t = (ulong)_lo[${q}] + (uint)_sq;
                 _lo[${q}] = (limb_t)_t; _hi[${q}] += (_t >> 32) + (_sq >> 32);

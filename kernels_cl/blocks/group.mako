@@ -31,7 +31,7 @@
 <%def name="group_product(r1, r2, c1, c2, LA, LB, MA, MB, Q, spl, sc, seg, C, square=False)">
     {
         ulong _sp1, _sp2;
-        ${conv_pair("(%s) * %du" % (c1, Q), "(%s) * %du" % (c2, Q), r1, r2, "_sp1", "_sp2", LA, LB, MA, MB, Q, square)}
+        ${conv_pair("(%s) * %du" % (c1, Q), "(%s) * %du" % (c2, Q), r1, r2, "_sp1", "_sp2", LA, LB, MA, MB, Q, square, C * Q)}
         ${spl}[${seg} + (${c1})] = _sp1;
         ${spl}[${seg} + (${c2})] = _sp2;
         barrier(CLK_LOCAL_MEM_FENCE);
