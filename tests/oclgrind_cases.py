@@ -20,7 +20,8 @@ them (each looked up with getattr), on small single-group, several-group and mul
 Usage (test_oclgrind.py sets up the environment; by hand, an ICD directory listing Oclgrind):
     OCL_ICD_VENDORS=DIR OCLGRIND_DATA_RACES=1 OCLGRIND_UNINITIALIZED=1 OCLGRIND_CHECK_API=1 \
     PYOPENCL_BUILD_OPTIONS=-cl-opt-disable PYOPENCL_NO_CACHE=1 CLBIG_DEVICE=oclgrind \
-    python tests/oclgrind_cases.py
+    python tests/oclgrind_cases.py [base] [oclgrind_more_NAME ...]
+("base": this file's cases; the others: modules to run; no argument: all of them.)
 """
 from __future__ import annotations
 
@@ -42,8 +43,9 @@ import pyopencl.array as cla
 #    read as uninitialized even after a kernel wrote them (seen: a 9-byte buffer in the place
 #    of a freed 3-byte one, bytes 3.. reported). So no buffer is ever freed here: every one is
 #    kept until the process exits (a few hundred small buffers).
-#  * It does not count clEnqueueFillBuffer (what pyopencl.array.zeros uses) as initializing.
-#    So zeros are written by a kernel instead, whose stores it tracks.
+#  * It does not count clEnqueueFillBuffer (what pyopencl.array.zeros and clbig's
+#    Context.zeros use) as initializing. So zeros are written by a kernel (pyopencl's fill) or
+#    copied from the host instead, whose stores it tracks.
 _KEEP_ALIVE = []
 
 
@@ -58,8 +60,15 @@ def _zero_fill_by_kernel(self, queue=None, wait_for=None):
         self.fill(np.zeros((), self.dtype), queue=queue or self.queue, wait_for=wait_for)
 
 
+def _fill_by_copy(queue, mem, pattern, offset, size, wait_for=None):
+    pat = np.frombuffer(np.asarray(pattern).tobytes(), np.uint8)
+    host = np.resize(pat, size)      # the pattern repeated over `size` bytes
+    return cl.enqueue_copy(queue, mem, host, dst_offset=offset, wait_for=wait_for, is_blocking=True)
+
+
 cl.Buffer = _KeptBuffer
 cla.Array._zero_fill = _zero_fill_by_kernel
+cl.enqueue_fill_buffer = _fill_by_copy
 
 import clbig  # noqa: E402  (after the patches, so that clbig only ever sees them)
 from clbig import ops  # noqa: E402
@@ -201,12 +210,15 @@ def addsub_compare(ctx, tag: str, bits_a: int, bits_b: int, n: int):
     check(f"{tag} sub", clbig.array(hi, bits=wide, ctx=ctx) - clbig.array(lo, bits=wide, ctx=ctx),
           [x - y for x, y in zip(hi, lo)], wide)
     if any(y > x for x, y in zip(av, bv)):
+        # signed clbig (clbig/signs.py): the exact, negative differences; an unsigned-only
+        # clbig raises ValueError instead
         try:
-            a - b
+            d = a - b
         except ValueError:
-            pass
+            if hasattr(clbig, "signs"):
+                fail(f"{tag} sub: ValueError for b > a from a signed clbig")
         else:
-            fail(f"{tag} sub: no ValueError for b > a")
+            check(f"{tag} sub b > a", d, [x - y for x, y in zip(av, bv)])
 
     for fbits in (None, wide + 13, max(1, wide - 7)):
         eff = wide if fbits is None else fbits
@@ -313,17 +325,25 @@ def shifts(ctx, tag: str, bits: int, n: int):
 
 def guarded(tag, fn, *args):
     """Run one case; an exception fails it but the other cases still run under Oclgrind."""
-    first = len(LAUNCHES)
+    first, t0 = len(LAUNCHES), time.perf_counter()
     try:
         fn(*args)
     except Exception as e:  # noqa: BLE001
         traceback.print_exc()
         fail(f"{tag}: {type(e).__name__}: {e}")
     if len(LAUNCHES) > first:
-        log(f"[{tag}] launches:\n{describe(first)}")
+        log(f"[{tag}] {time.perf_counter() - t0:.1f} s, launches:\n{describe(first)}")
 
 
-def main() -> int:
+def main(argv: list[str]) -> int:
+    """argv: "base" (this file's cases) and/or names of oclgrind_more_* modules; none: all."""
+    here = Path(__file__).parent
+    every = sorted(p.stem for p in here.glob("oclgrind_more_*.py"))
+    names = argv or ["base"] + every
+    unknown = [x for x in names if x != "base" and x not in every]
+    if unknown:
+        print(f"unknown case modules {unknown}; known: base, {', '.join(every)}", file=sys.stderr)
+        return 4
     dev = os.environ.get("CLBIG_DEVICE") or "oclgrind"
     wide_ctx = clbig.Context(dev)                           # the device's own limits
     small_ctx = clbig.Context(dev, max_work_group_size=4)   # forces the multi-group paths
@@ -335,6 +355,38 @@ def main() -> int:
         return 3
 
     t0 = time.perf_counter()
+    if "base" in names:
+        base_cases(wide_ctx, small_ctx)
+    # Algorithm families add their own cases in tests/oclgrind_more_*.py, each a module with
+    # run(wide_ctx, small_ctx, guarded, check, values): one file per family, no shared edits.
+    sys.path.insert(0, str(here))
+    for name in names:
+        if name != "base":
+            log(f"cases from {name}.py")
+            importlib.import_module(name).run(wide_ctx, small_ctx, guarded, check, values)
+
+    wall = time.perf_counter() - t0
+    reached = {(t, path_of(t, p, g)) for t, p, g, _ in LAUNCHES}
+    want = set()
+    if "base" in names:
+        want = {(t, path) for t in ("add.cl.mako", "compare.cl.mako")
+                for path in ("several instances per group", "one instance per group", "multi-group")}
+        if not any(t == "mul_digits.cl.mako" for t, _, _, _ in LAUNCHES):
+            want.add(("mul_digits.cl.mako", "any"))
+    missing = sorted(want - reached)
+    log(f"{len(LAUNCHES)} kernel launches in {wall:.1f} s ({' '.join(names)}); templates: "
+        f"{sorted({t for t, _, _, _ in LAUNCHES})}")
+    if FAILURES:
+        log(f"{len(FAILURES)} wrong result(s)")
+        return 1
+    if missing:
+        log(f"launch paths no longer reached (adjust the case sizes): {missing}")
+        return 2
+    log("all results correct")
+    return 0
+
+
+def base_cases(wide_ctx, small_ctx):
     cases = [
         # (context, tag, bits_a, bits_b, n)
         (wide_ctx, "tiny", 45, 45, 5),            # Q=2, IPI=1, one group of 5 instances
@@ -376,36 +428,10 @@ def main() -> int:
     for ctx, tag, bits, n in ((wide_ctx, "shift", 100, 5), (small_ctx, "shift multi", 3000, 2)):
         guarded(tag, shifts, ctx, tag, bits, n)
 
-    # Algorithm families add their own cases in tests/oclgrind_more_*.py, each a module with
-    # run(wide_ctx, small_ctx, guarded, check, values): one file per family, no shared edits.
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    for extra in sorted(Path(__file__).parent.glob("oclgrind_more_*.py")):
-        mod = importlib.import_module(extra.stem)
-        log(f"cases from {extra.name}")
-        mod.run(wide_ctx, small_ctx, guarded, check, values)
-
-    wall = time.perf_counter() - t0
-    reached = {(t, path_of(t, p, g)) for t, p, g, _ in LAUNCHES}
-    want = {(t, path) for t in ("add.cl.mako", "compare.cl.mako")
-            for path in ("several instances per group", "one instance per group", "multi-group")}
-    if not any(t == "mul_digits.cl.mako" for t, _, _, _ in LAUNCHES):
-        want.add(("mul_digits.cl.mako", "any"))
-    missing = sorted(want - reached)
-    log(f"{len(LAUNCHES)} kernel launches in {wall:.1f} s; templates: "
-        f"{sorted({t for t, _, _, _ in LAUNCHES})}")
-    if FAILURES:
-        log(f"{len(FAILURES)} wrong result(s)")
-        return 1
-    if missing:
-        log(f"launch paths no longer reached (adjust the case sizes): {missing}")
-        return 2
-    log("all results correct")
-    return 0
-
 
 if __name__ == "__main__":
     try:
-        sys.exit(main())
+        sys.exit(main(sys.argv[1:]))
     except Exception:
         traceback.print_exc()
         sys.exit(1)
