@@ -1,0 +1,172 @@
+"""Differential stress: thousands of mixed operations over random shapes in one process, and the
+same from several threads sharing one Context, each result checked against Python ints.
+
+Wrong results that only show after many operations (stale pool buffers, uninitialized local
+memory) or under threads (a kernel's arguments changed by another thread between set_args and
+the enqueue) pass every single-operation test; these runs are where they show.
+
+The shapes come from short lists so the run reuses the suite's compiled kernels instead of
+paying a PoCL build per random width. CLBIG_STRESS_SCALE=k multiplies the operation counts
+(the longer run, e.g. `CLBIG_STRESS_SCALE=20 pytest tests/test_stress.py`); the default is
+sized for CI on two cores.
+"""
+from __future__ import annotations
+
+import os
+import random
+import threading
+import time
+
+import pytest
+
+import clbig
+from clbig import fused
+
+from conftest import BASE_SEED, check_bools, check_values, mask, rand_value
+
+SCALE = max(1, int(os.environ.get("CLBIG_STRESS_SCALE", "1")))
+SESSION_OPS = 1500 * SCALE
+THREADS = 4
+THREAD_OPS = 120 * SCALE
+
+# (a.bits, b.bits): one limb, odd limb counts, non-multiples of 32, very unequal widths.
+WIDTHS = [(32, 32), (31, 1000), (1000, 31), (96, 64), (100, 1000), (1056, 1056), (64, 2048)]
+LENGTHS = [(1, 1), (3, 3), (21, 21), (3, 1), (1, 21)]   # (len(a), len(b)); length 1 broadcasts
+
+
+def _operands(rng, ctx):
+    ba, bb = rng.choice(WIDTHS)
+    na, nb = rng.choice(LENGTHS)
+    xs = [rand_value(rng, ba) for _ in range(na)]
+    ys = [rand_value(rng, bb) for _ in range(nb)]
+    a = clbig.array(xs, bits=ba, ctx=ctx)
+    b = clbig.array(ys, bits=bb, ctx=ctx)
+    n = max(na, nb)
+    xs, ys = xs * (n // na), ys * (n // nb)
+    return a, b, xs, ys
+
+
+def _one_op(rng, ctx):
+    """One random operation; returns (what, got, expected) with got already on the host."""
+    a, b, xs, ys = _operands(rng, ctx)
+    op = rng.choice(["add", "sub", "mul", "mul_low", "add_fixed", "sub_fixed", "cmp", "shl",
+                     "shr", "divmod", "six_add", "poly", "chain"])
+    bits = rng.choice([32, 100, 1000])
+    if op == "add":
+        return op, (a + b).tolist(), [x + y for x, y in zip(xs, ys)]
+    if op == "sub":
+        if any(y > x for x, y in zip(xs, ys)):
+            a, b, xs, ys = b, a, ys, xs
+            if any(y > x for x, y in zip(xs, ys)):   # mixed: subtract a clamped copy instead
+                ys = [min(x, y) for x, y in zip(xs, ys)]
+                b = clbig.array(ys, bits=b.bits, ctx=ctx)
+        return op, (a - b).tolist(), [x - y for x, y in zip(xs, ys)]
+    if op == "mul":
+        return op, (a * b).tolist(), [x * y for x, y in zip(xs, ys)]
+    if op == "mul_low":
+        return op, clbig.mul_low(a, b, bits).tolist(), [x * y & mask(bits) for x, y in zip(xs, ys)]
+    if op == "add_fixed":
+        w = max(a.bits, b.bits)
+        r, c = clbig.add_fixed(a, b)
+        check_bools(c, [x + y >> w != 0 for x, y in zip(xs, ys)], "add_fixed carry")
+        return op, r.tolist(), [x + y & mask(w) for x, y in zip(xs, ys)]
+    if op == "sub_fixed":
+        w = max(a.bits, b.bits)
+        r, c = clbig.sub_fixed(a, b)
+        check_bools(c, [x < y for x, y in zip(xs, ys)], "sub_fixed borrow")
+        return op, r.tolist(), [x - y & mask(w) for x, y in zip(xs, ys)]
+    if op == "cmp":
+        return op, clbig.compare(a, b).tolist(), [(x > y) - (x < y) for x, y in zip(xs, ys)]
+    if op == "shl":
+        k = rng.choice([0, 1, 31, 32, 33, 100])
+        return op, (a << k).tolist(), [x << k for x in xs[:len(a)]]
+    if op == "shr":
+        k = rng.choice([0, 1, 31, 32, 33, 100])
+        return op, (a >> k).tolist(), [x >> k for x in xs[:len(a)]]
+    if op == "divmod":
+        if not all(ys):
+            ys = [y or 1 for y in ys]
+            b = clbig.array(ys[:len(b)], bits=b.bits, ctx=ctx)
+        q, r = clbig.divmod(a, b)
+        got = q.tolist() + r.tolist()
+        return op, got, [x // y for x, y in zip(xs, ys)] + [x % y for x, y in zip(xs, ys)]
+    if op == "six_add":
+        return op, fused.six_add(a, b, bits).tolist(), [(6 * x + 10 * y) & mask(bits) for x, y in zip(xs, ys)]
+    if op == "poly":
+        f = rng.choice([None, False])
+        return op, fused.poly(a, b, bits, fused=f).tolist(), [
+            ((x * x + y) * (y * y + y) + x * y) & mask(bits) for x, y in zip(xs, ys)]
+    # a chain whose intermediates are fed back without a host round trip
+    u = clbig.add_fixed(clbig.mul_low(a, a, 1000), b, 1000)[0]
+    v = clbig.mul_low(u, clbig.add_fixed(clbig.mul_low(b, b, 1000), b, 1000)[0], 1000)
+    exp = [(((x * x + y) & mask(1000)) * ((y * y + y) & mask(1000))) & mask(1000) for x, y in zip(xs, ys)]
+    return op, v.tolist(), exp
+
+
+def _run(seed, ctx, count, errors, counts=None):
+    rng = random.Random(seed)
+    for i in range(count):
+        state = rng.getstate()
+        try:
+            what, got, exp = _one_op(rng, ctx)
+            if counts is not None:
+                counts[what] = counts.get(what, 0) + 1
+            check_values(got, exp, f"operation {i} ({what}, seed {seed!r})")
+        except BaseException as e:  # collect, so other threads finish and the first is shown
+            rng.setstate(state)
+            errors.append(f"operation {i} of seed {seed!r}: {type(e).__name__}: {e}")
+            return
+
+
+def test_long_session(ctx):
+    """SESSION_OPS mixed operations in one process on one context, every one checked."""
+    errors, counts = [], {}
+    t0 = time.perf_counter()
+    _run(f"{BASE_SEED}:session", ctx, SESSION_OPS, errors, counts)
+    assert not errors, errors[0]
+    assert sum(counts.values()) == SESSION_OPS
+    print(f"\n{SESSION_OPS} operations {counts} in {time.perf_counter() - t0:.1f} s")
+
+
+def test_threads_share_a_context(ctx):
+    """THREADS threads each running THREAD_OPS mixed operations on the one shared context,
+    with a tiny switch interval so threads interleave between any two bytecodes."""
+    import sys
+    errors = []
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        ts = [threading.Thread(target=_run, args=(f"{BASE_SEED}:thread{t}", ctx, THREAD_OPS, errors))
+              for t in range(THREADS)]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join()
+    finally:
+        sys.setswitchinterval(old)
+    assert not errors, f"{len(errors)} thread(s) failed; first: {errors[0]}"
+
+
+def test_threads_same_kernel(ctx):
+    """The issue's reproducer: threads launching the same cached kernel with their own
+    arguments (squares of their own arrays)."""
+    import sys
+    xs = [[3 ** 150 + 97 * t + i for i in range(8)] for t in range(THREADS)]
+    arrs = [clbig.array(x, bits=256) for x in xs]
+    bad = []
+
+    def work(t):
+        for _ in range(60 * SCALE):
+            bad.append((arrs[t] * arrs[t]).tolist() != [x * x for x in xs[t]])
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        ts = [threading.Thread(target=work, args=(t,)) for t in range(THREADS)]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join()
+    finally:
+        sys.setswitchinterval(old)
+    assert len(bad) == THREADS * 60 * SCALE
+    assert sum(bad) == 0, f"{sum(bad)} of {len(bad)} squares wrong"
