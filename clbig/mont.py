@@ -14,7 +14,10 @@ divmod).
 """
 from __future__ import annotations
 
+import os
+
 import numpy as np
+import pyopencl as cl
 
 from . import plan as P
 from .render import DoesNotFit, kernel, launch
@@ -23,26 +26,68 @@ from .render import DoesNotFit, kernel, launch
 # the cooperative shape on small sizes). H200, 2026-11-24, batches of 100000 with 512-bit
 # exponents (bench/results/modular-h200-2026-11-24.log): one item per instance wins at 1024
 # bits (3.48 M/s against 2.84 as 4 x 8 limbs) and at 2048 (0.87 against 0.78 as 2 x 32 and
-# 0.74 as 8 x 8); from 4096 bits the fewest items of the most limbs win (4 x 32: 0.196 M/s,
-# 8 x 16: 0.186; 8192 bits 8 x 32: 0.0499, 16 x 16: 0.0462): fewer barriers per product.
+# 0.74 as 8 x 8); from 4096 bits the fewest items of the most limbs win (2 x 64: 0.209 M/s,
+# 4 x 32: 0.196, 8 x 16: 0.186; 8192 bits 4 x 64: 0.0521, 8 x 32: 0.0499, 16 x 16: 0.0462):
+# fewer barriers per product (bench/results/modular-h200-2026-11-24b.log).
 ONE_MAX = 64      # limbs one work-item holds alone
-Q_COOP = (32, 16, 8)   # limbs per item when C > 1, the first that keeps C within ITEMS
+Q_COOP = (64, 32, 16, 8)   # limbs per item when C > 1, the first that keeps C within ITEMS
+Q_COOP_SMALL = (32, 16, 8)   # the same below the fill (see FILL)
 ITEMS = 64        # work-items per group aimed at (128 measured the same at 1024 bits)
+# A batch too small to fill a GPU with one item per instance spreads each instance over more
+# items (CLBIG_MONT_FILL overrides; 0 never): one item per instance while n >= FILL per
+# compute unit, else the most items (a power of two) of at least Q_SMALL limbs, and beyond
+# ONE_MAX limbs Q_COOP_SMALL. CPUs: never (their work-items are loop iterations). H200,
+# 20000 instances: 2048 bits 0.683 M/s on 8 x 8 limbs against 0.523 on one item (0.644 as
+# 4 x 16, 0.607 as 2 x 32); 1024 bits 2.57 on 4 x 8 against 2.01 on one item; 4096 bits
+# with 6000 instances 18-20 K/s as 4 x 32 against 14.8 K/s as 2 x 64.
+FILL = 256
+Q_SMALL = 8
+# Squares by mont_sqr (each cross product once) for one item of up to SQR_MAX limbs
+# (CLBIG_MONT_SQR=0 / 1 turns it off / on everywhere C = 1). H200, 512-bit exponents: 3.92 M/s
+# at 1024 bits against 3.48 with CIOS squares; at 2048 bits 0.78 against 0.87 (the 64-limb
+# item already at 255 registers and spilling).
+SQR_MAX = 32
 
 
-def shape(ctx, nm: int):
-    """(Q, C) for moduli of nm limbs, or None when an instance cannot fit a work-group."""
+def _env_count(name: str, default: int) -> int:
+    """A non-negative integer setting (0 allowed, unlike plan.env_ints)."""
+    v = os.environ.get(name, "").strip()
+    if not v:
+        return default
+    if not v.isdigit():
+        raise ValueError(f"{name}={v!r}: expected a non-negative integer")
+    return int(v)
+
+
+def _fill(ctx) -> int:
+    default = FILL if ctx.device.type & cl.device_type.GPU else 0
+    return _env_count("CLBIG_MONT_FILL", default) * int(ctx.device.max_compute_units)
+
+
+def shape(ctx, nm: int, n: int | None = None):
+    """(Q, C) for n instances (None: a large batch) of moduli of nm limbs, or None when an
+    instance cannot fit a work-group."""
     one = P.env_ints("CLBIG_MONT_ONE", (ONE_MAX,))[0]
-    if nm <= one:
-        return nm, 1
     items = P.env_ints("CLBIG_MONT_ITEMS", (ITEMS,))[0]
-    qs = P.env_ints("CLBIG_MONT_Q", Q_COOP)
+    if nm <= one:
+        fill = _fill(ctx) if n is not None else 0
+        if n is None or n >= fill or nm < 2 * Q_SMALL:
+            return nm, 1
+        c = 2
+        while P.ceil_div(nm, 2 * c) >= Q_SMALL and 2 * c <= min(items, ctx.max_items):
+            c *= 2
+        q = P.ceil_div(nm, c)
+        if _local_bytes(q, c, 1, True) <= ctx.local_mem:
+            return q, c
+        return nm, 1
+    qs = P.env_ints("CLBIG_MONT_Q", Q_COOP if n is None or n >= _fill(ctx) else Q_COOP_SMALL)
     for q in qs:
         c = P.ceil_div(nm, q)
         if c <= min(items, ctx.max_items) or q == qs[-1]:
             break
     q = max(q, 2)     # the one-barrier iteration needs each item's limb 1
     c = max(2, P.ceil_div(nm, q))
+    q = max(2, P.ceil_div(nm, c))   # the least padding for c items (65 limbs: 2 x 33)
     if c > ctx.max_items or _local_bytes(q, c, 1, True) > ctx.local_mem:
         return None
     return q, c
@@ -58,7 +103,7 @@ def _local_bytes(q: int, c: int, ipb: int, pow2: bool) -> int:
 
 def plan(ctx, nm: int, n: int, pow2: bool = False):
     """dict(Q, C, IPB, NP) for n instances of nm-limb moduli, or None (see shape)."""
-    sh = shape(ctx, nm)
+    sh = shape(ctx, nm, n)
     if sh is None:
         return None
     q, c = sh
@@ -94,7 +139,8 @@ def mulmod(ctx, pl, a, sa, ma, b, sb, mb, m, sm, nm, r2, sr2, n):
     if n == 0:
         return out
     pl = dict(pl)
-    k, wg = _build(ctx, pl, "mulmod", NM=nm, MA=ma, MB=mb, ME=0, W=1, SHARED_E=False, POW2=False)
+    k, wg = _build(ctx, pl, "mulmod", NM=nm, MA=ma, MB=mb, ME=0, W=1, SHARED_E=False, POW2=False,
+                   SQR=False)
     launch(ctx, k, P.ceil_div(n, pl["IPB"]), wg, a, np.uint64(sa), b, np.uint64(sb), m,
            np.uint64(sm), r2, np.uint64(sr2), out.data, np.uint32(n))
     return out
@@ -107,10 +153,11 @@ def powmod(ctx, pl, a, sa, ma, e, se, me, m, sm, nm, r2, sr2, n, pow2=False, w=N
     if n == 0:
         return out
     pl = dict(pl)
-    w = w or window(32 * me)
+    w = w or _env_count("CLBIG_MONT_W", 0) or window(32 * me)
     shared_e = se == 0
+    sqr = pl["C"] == 1 and not pow2 and bool(_env_count("CLBIG_MONT_SQR", int(pl["NP"] <= SQR_MAX)))
     k, wg = _build(ctx, pl, "powmod", NM=nm, MA=ma, MB=0, ME=me, W=w, SHARED_E=shared_e,
-                   POW2=bool(pow2))
+                   POW2=bool(pow2), SQR=sqr)
     groups = P.ceil_div(n, pl["IPB"])
     tab = ctx.buffer(P.WORD * (groups * pl["IPB"]) * pl["NP"] << w)
     if pow2:

@@ -17,9 +17,10 @@
 ##   an even modulus; m and r2 are not read.
 <%namespace file="blocks/common.mako" import="header"/>
 <%namespace file="blocks/arith.mako" import="carry_op_defs"/>
-<%namespace file="blocks/mont.mako" import="mont_defs, mont_mul"/>
+<%namespace file="blocks/mont.mako" import="mont_defs, mont_mul, mont_sqr"/>
 <%
     assert NP == C * Q and XLD == NP + 1   # XLD: one spare word per row, so the items of C = 1 read distinct banks
+    assert not SQR or (C == 1 and not POW2 and KERNEL == "powmod")   # mont_sqr: one item, a modulus
     WG = IPB * C
     TW = 1 << W if KERNEL == "powmod" else 0
     NWIN = (ME * 32 + W - 1) // W if KERNEL == "powmod" else 0
@@ -161,6 +162,12 @@ void powmod(__global const uint *a, ulong sa, __global const uint *e, ulong se,
 <% STEPS = (NWIN - 1) * (W + 1) + (0 if POW2 else 1) %>
     for (uint st = 0; st < ${STEPS}u; ++st) {
         const uint ph = st % ${W + 1}u, win = ${NWIN - 2}u - st / ${W + 1}u;
+% if SQR:
+        if (ph < ${W}u && st != ${STEPS - 1}u) {   /* square: each cross product once */
+            ${mont_sqr("r")}
+            continue;
+        }
+% endif
 % if not POW2:
         if (st == ${STEPS - 1}u) {          /* leave the Montgomery form: x / R */
             ${unit("b")}

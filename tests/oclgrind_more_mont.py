@@ -3,6 +3,8 @@ mulmod and powmod on tiny batches, in both shapes and the power-of-two mode.
 
   * one work-item per instance (C = 1): odd moduli with a per-instance and a shared exponent,
     the table in global memory, a zero digit skipped; a padding instance in the last group;
+    squares by mont_sqr (the default at these sizes) and by CIOS (CLBIG_MONT_SQR=0);
+  * a small batch spread over Q_SMALL-limb items (CLBIG_MONT_FILL makes it small: 2 x 9);
   * C = 2 items of Q = 8 limbs (CLBIG_MONT_ONE=1 forces it on 3-limb moduli): the one-barrier
     iteration, the carry and borrow scans, per-instance and shared exponents, mulmod;
   * even moduli: the pow2 kernel (the low half collected from the shifted-out limbs) in both
@@ -54,6 +56,10 @@ def run(wide_ctx, small_ctx, guarded, check, values):
     guarded("mont one item", _case, wide_ctx, check, "mont one item", 96, 5)
     guarded("mont one item shared e", _case, wide_ctx, check, "mont one item shared e", 64, 3, True)
     guarded("mont one item even", _case, wide_ctx, check, "mont one item even", 96, 4, False, True)
+    guarded("mont one item cios sqr", _env, {"CLBIG_MONT_SQR": "0"}, _case, wide_ctx, check,
+            "mont one item cios sqr", 96, 4)
+    guarded("mont small batch", _env, {"CLBIG_MONT_FILL": "100000"}, _case, wide_ctx, check,
+            "mont small batch", 544, 3)
     guarded("mont coop", _env, COOP, _case, wide_ctx, check, "mont coop", 96, 3)
     guarded("mont coop shared e", _env, COOP, _case, wide_ctx, check, "mont coop shared e", 96, 3, True)
     guarded("mont coop even", _env, COOP, _case, wide_ctx, check, "mont coop even", 96, 3, False, True)

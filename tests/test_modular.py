@@ -210,3 +210,21 @@ def test_errors(ctx):
     other = clbig.Context()
     with pytest.raises(ValueError, match="two contexts"):
         modular.powmod(clbig.array([2], ctx=other), 3, clbig.array([7]))
+
+
+@pytest.mark.parametrize("env", [{"CLBIG_MONT_SQR": "0"}, {"CLBIG_MONT_SQR": "1"},
+                                 {"CLBIG_MONT_FILL": "100000"}])
+@pytest.mark.parametrize("bits", [32, 96, 1024])
+def test_powmod_square_and_small_batch_shapes(rng, monkeypatch, bits, env):
+    """The one-item square (mont_sqr: cross products once, doubled, plus the diagonal, then
+    the reduction) forced on and off, and the small-batch shape (CLBIG_MONT_FILL makes any
+    batch "small": Q_SMALL-limb items from 16 limbs) against gmpy2; all-ones moduli and
+    bases m - 1 reach the doubling's and the final subtraction's carries."""
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    n = 7
+    ms = odd_moduli(rng, bits, n)
+    av = [m - 1 for m in ms[:3]] + bases(rng, ms, bits)[3:]
+    ev = [mask(64), 2, rand_value(rng, 64), 1 << 63, 3] + [rng.getrandbits(64) for _ in range(n - 5)]
+    r = modular.powmod(av, ev, ms)
+    check_values(r.tolist(), expect_pow(av, ev, ms, n), f"powmod {bits} {env}", (av, ev, ms))

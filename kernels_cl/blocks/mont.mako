@@ -180,3 +180,99 @@ inline uint mont_minv(uint m0)
   % endfor
         }
 </%def>
+
+## One row of a product written out limb by limb (fully unrolled, so every register index is a
+## constant): (win[0..L), top) = win + a * bs[0..L), with top a fresh word (written, not read).
+## win + a*bs < B^(L+1), so top takes the whole carry. win, bs: lists of C expressions.
+<%def name="_urow(win, top, a, bs)">
+<% L = len(win) %>
+% if CARRY == "ptx":
+<%
+    # operands: %0..%L-1 win, %L top, %L+1 the low chain's carry, %L+2 a, then bs
+    A, Bv = L + 2, lambda j: L + 3 + j
+    ops = ["mad.lo.cc.u32 %%0, %%%d, %%%d, %%0;" % (A, Bv(0))]
+    ops += ["madc.lo.cc.u32 %%%d, %%%d, %%%d, %%%d;" % (j, A, Bv(j), j) for j in range(1, L)]
+    ops += ["addc.u32 %%%d, %%%d, 0;" % (L + 1, L + 1)]
+    if L == 1:
+        ops += ["mad.hi.u32 %%%d, %%%d, %%%d, %%%d;" % (L, A, Bv(0), L + 1)]
+    else:
+        ops += ["mad.hi.cc.u32 %%1, %%%d, %%%d, %%1;" % (A, Bv(0))]
+        ops += ["madc.hi.cc.u32 %%%d, %%%d, %%%d, %%%d;" % (j + 1, A, Bv(j), j + 1) for j in range(1, L - 1)]
+        ops += ["madc.hi.u32 %%%d, %%%d, %%%d, %%%d;" % (L, A, Bv(L - 1), L + 1)]
+    outs = ", ".join(['"+r"(%s)' % w for w in win] + ['"=r"(%s)' % top, '"+r"(_c1)'])
+    ins = ", ".join(['"r"(_a)'] + ['"r"(%s)' % x for x in bs])
+%>
+        {
+            const uint _a = ${a};
+            uint _c1 = 0;
+            asm("${" ".join(ops)}" : ${outs} : ${ins});
+        }
+% else:
+        {
+            const ulong _a = ${a};
+            ulong _c = 0;
+  % for w, x in zip(win, bs):
+            _c += _a * ${x} + ${w}; ${w} = (uint)_c; _c >>= 32;
+  % endfor
+            ${top} = (uint)_c;
+        }
+% endif
+</%def>
+
+## r = r^2 / R mod m for r < m, one item holding the whole number (C == 1, not POW2), with
+## each cross product computed once (Menezes et al., Handbook of Applied Cryptography 14.16:
+## NP^2/2 digit products where a product takes NP^2) and the reduction apart (SOS, Koç et al.
+## 1996): NP rows of q*m; 3/4 of the product's multiply-adds in all.
+##   1. cross sums t = sum_{i<j} r_i r_j B^(i+j): row i adds r_i * r[i+1..NP) at limb 2i+1;
+##      after row i limbs 2i and 2i+1 receive nothing more, so they are doubled and take
+##      r_i^2 at once (a running carry word c) and r_i is dead: t and the live r stay at
+##      2NP + 1 words.
+##   2. u = (t_lo + Q m) / R for the low NP limbs t_lo: CIOS's reduction rows alone (r holds
+##      the window, shifted down a limb per row); u <= m since t_lo, Q < R.
+##   3. r^2 / R = t_hi + u < 2m (t_hi = floor(r^2 / R) < m): one conditional subtraction.
+<%def name="mont_sqr(r)">
+    {
+        uint ${", ".join("_t%d" % j for j in range(2 * NP))};
+% for j in list(range(NP)) + [2 * NP - 1]:
+        _t${j} = 0u;       /* limbs no cross row writes first (the others: row tops) */
+% endfor
+        uint _c = 0;
+% for i in range(NP):
+  % if i < NP - 1:
+        ${_urow(["_t%d" % j for j in range(2 * i + 1, i + NP)], "_t%d" % (i + NP), "%s[%d]" % (r, i), ["%s[%d]" % (r, j) for j in range(i + 1, NP)])}
+  % endif
+        {   /* limbs 2i, 2i+1 final: doubled, plus r_i^2 and the carry */
+            const ulong _v = (ulong)${r}[${i}] * ${r}[${i}];
+            const ulong _lo = ((ulong)_t${2 * i} << 1) + (uint)_v + _c;
+            _t${2 * i} = (uint)_lo;
+            const ulong _hi = ((ulong)_t${2 * i + 1} << 1) + (_v >> 32) + (_lo >> 32);
+            _t${2 * i + 1} = (uint)_hi; _c = (uint)(_hi >> 32);
+        }
+% endfor
+        ## the reduction as CIOS's rolled loop (a short loop body, the rows shifted down
+        ## through r): unrolled like the cross rows it ran at half the speed (H200: 1.71 M/s
+        ## at 1024 bits against 3.48 for CIOS squares), the instruction cache overflowing
+% for j in range(NP):
+        ${r}[${j}] = _t${j};
+% endfor
+        ulong _cy = 0;
+        for (uint _i = 0; _i < ${NP}u; ++_i) {
+            { const uint _q = ${r}[0] * minv; ${mont_row(r, "_cy", "_q", "mm", NP)} }
+            ${_shift(r, "_cy", "_cy", NP)}
+        }
+        {   /* t_hi + u < 2m: subtract m once when it is not below m */
+            ulong _s = 0;
+% for j in range(NP):
+            _s += (ulong)_t${NP + j} + ${r}[${j}]; ${r}[${j}] = (uint)_s; _s >>= 32;
+% endfor
+            uint _d[${NP}]; ulong _w; uint _b = 1;
+% for j in range(NP):
+            _w = (ulong)${r}[${j}] + (uint)~mm[${j}] + _b; _d[${j}] = (uint)_w; _b = (uint)(_w >> 32);
+% endfor
+            const uint _sub = (uint)_s | _b | (uint)(_cy != 0);
+% for j in range(NP):
+            ${r}[${j}] = _sub ? _d[${j}] : ${r}[${j}];
+% endfor
+        }
+    }
+</%def>
