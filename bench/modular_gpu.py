@@ -25,11 +25,20 @@ import clbig
 from clbig import modular
 
 VARIANTS = {   # launch shapes worth comparing per size: (label, env); the first is the default
-    1024: [("one item", {}), ("one item no PTX", {"_carry": ""}),
-           ("C=4 Q=8", {"CLBIG_MONT_ONE": "16", "CLBIG_MONT_Q": "8"})],
-    2048: [("one item", {}), ("C=2 Q=32", {"CLBIG_MONT_ONE": "32", "CLBIG_MONT_Q": "32"})],
-    4096: [("C=4 Q=32", {}), ("C=8 Q=16", {"CLBIG_MONT_Q": "16"}), ("C=4 Q=32 no PTX", {"_carry": ""})],
-    8192: [("C=8 Q=32", {}), ("C=16 Q=16", {"CLBIG_MONT_Q": "16"})],
+    1024: [("one item", {}), ("one item CIOS sqr", {"CLBIG_MONT_SQR": "0"}),
+           ("one item W=4", {"CLBIG_MONT_W": "4"}), ("one item W=6", {"CLBIG_MONT_W": "6"}),
+           ("one item no PTX", {"_carry": ""})],
+    2048: [("one item", {}), ("one item sqr", {"CLBIG_MONT_SQR": "1"}),
+           ("one item W=6", {"CLBIG_MONT_W": "6"})],
+    4096: [("C=2 Q=64", {}), ("C=4 Q=32", {"CLBIG_MONT_Q": "32"})],
+    8192: [("C=4 Q=64", {}), ("C=8 Q=32", {"CLBIG_MONT_Q": "32"})],
+}
+# small batches (SMALL_N instances): spread over Q_SMALL-limb items (the default below the
+# fill) against one item per instance
+SMALL_N = 20000
+SMALL_VARIANTS = {
+    1024: [("default", {}), ("one item", {"CLBIG_MONT_FILL": "0"})],
+    2048: [("default", {}), ("one item", {"CLBIG_MONT_FILL": "0"})],
 }
 FULL_N = {1024: 50000, 2048: 20000, 4096: 6000, 8192: 1500}
 
@@ -113,6 +122,16 @@ def run_size(ctx, bits, n, full_n, reps, variants, rng):
         rows.append((bits, f"e 512, {label}", n, n / sec, sec))
         print(f"  {bits:5d} bits  e 512  {label:12s} n={n:6d}  {n / sec / 1e6:9.4f} M/s  ({sec * 1e3:9.2f} ms)",
               flush=True)
+    if variants and bits in SMALL_VARIANTS and n > SMALL_N:
+        ns = SMALL_N
+        As, Es, Ms = A[0:ns], E[0:ns], modular.Modulus(M[0:ns])
+        for label, env in SMALL_VARIANTS[bits]:
+            Ms._r2.clear()
+            sec, got = with_env(ctx, env, lambda: device_seconds(ctx, lambda: modular.powmod(As, Es, Ms), reps))
+            check(got, av[:ns], ev[:ns], mv[:ns], rng, f"{bits} bits small {label}")
+            rows.append((bits, f"e 512, n {ns}, {label}", ns, ns / sec, sec))
+            print(f"  {bits:5d} bits  e 512  small {label:10s} n={ns:6d}  {ns / sec / 1e6:9.4f} M/s  "
+                  f"({sec * 1e3:9.2f} ms)", flush=True)
     g512 = gmpy2_rate(av, ev, mv)
     # one modulus for the whole batch (one RSA key)
     Mod1 = modular.Modulus(M[0:1])
