@@ -1,7 +1,8 @@
 """Addition and subtraction of limb vectors at a fixed width (the mpn layer under + and -).
 
 `addsub` returns (a ± b) mod 2**bits and, on request, bit `bits` of the wide result: the carry
-of a + b, or 1 exactly where a - b borrowed.
+of a + b, or 1 exactly where a - b borrowed. op "ctl" chooses per instance (the signed
+operations' one pass): see CTL_* and `addsub`'s `ctl`.
 """
 from __future__ import annotations
 
@@ -9,6 +10,13 @@ import numpy as np
 
 from . import plan as P
 from .render import DoesNotFit, kernel, launch
+
+# Bits of the per-instance control byte of op "ctl" (kernels_cl/add.cl.mako): the kernel
+# computes r = ((a + b') + cin) ^ (all ones if CTL_NOT_R), b' = ((b & keep) ^ flip) at the
+# result's width, so that with A = |a|, B = |b|:
+#   A + B: 0   A - B (A >= B): NOT_B|CIN   B - A (A < B): NOT_B|NOT_R   A + 1: DROP_B|CIN
+#   A - 1 (A >= 1): DROP_B|NOT_B   A: DROP_B
+CTL_NOT_B, CTL_CIN, CTL_NOT_R, CTL_DROP_B = 1, 2, 4, 8
 
 
 def _flag_params(bits: int, want_flag: bool):
@@ -20,9 +28,12 @@ def _flag_params(bits: int, want_flag: bool):
 
 
 def addsub(ctx, op: str, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int,
-           want_flag: bool = False, out=None):
+           want_flag: bool = False, out=None, ctl=None):
     """(a ± b) mod 2**bits on n instances; a, b are device buffers of limbs with instance
-    strides sa, sb (0 broadcasts) and ma, mb limbs. Returns (out (n, mr) array, flags or None)."""
+    strides sa, sb (0 broadcasts) and ma, mb limbs. Returns (out (n, mr) array, flags or None).
+    op "ctl": `ctl` is a device buffer of n control bytes (CTL_*), no flags."""
+    if (op == "ctl") != (ctl is not None) or (ctl is not None and want_flag):
+        raise ValueError("addsub: op 'ctl' takes a control buffer and gives no flags")
     mr, top, flag_limb, flag_bit = _flag_params(bits, want_flag)
     m_need = max(ma, mb, mr)
     if out is None:
@@ -30,9 +41,10 @@ def addsub(ctx, op: str, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits:
     flags = ctx.empty((max(n, 1),), np.uint8) if want_flag else None
     if n == 0:
         return out, (np.zeros(0, bool) if want_flag else None)
-    flag_buf = flags.data if want_flag else out.data  # unused when FLAG_LIMB is None
+    flag_buf = flags.data if want_flag else (ctl if ctl is not None else out.data)  # unused when FLAG_LIMB is None
     args = (a, np.uint64(sa), b, np.uint64(sb), out.data, flag_buf)
-    for pl in _rows_plans(ctx, m_need, n, ma, mb, mr, sa, sb) + list(P.scan_plans(ctx, m_need, n)):
+    rows = _rows_plans(ctx, m_need, n, ma, mb, mr, sa, sb) if op != "ctl" else []   # no ctl rows mode
+    for pl in rows + list(P.scan_plans(ctx, m_need, n)):
         per_item = 4 if (pl.mode == "rows" and not pl.chain) else pl.Q  # limbs of one instance
         width = pl.IPI * per_item * pl.G
         params = dict(OP=op, MA=ma, MB=mb, MR=mr, TOP_MASK=top, FLAG_LIMB=flag_limb,

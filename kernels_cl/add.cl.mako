@@ -6,7 +6,8 @@
 <%namespace file="blocks/stage.mako" import="stage_in, stage_out"/>
 <%namespace file="blocks/scan.mako" import="seg_scan"/>
 <%namespace file="blocks/arith.mako" import="carry_op_defs, add_chunk, apply_carry"/>
-<% WG = IPB * IPI; M = IPI * Q; SUB = (OP == "sub"); R = Q // 4 %>
+<% WG = IPB * IPI; M = IPI * Q; SUB = (OP == "sub"); CTL = (OP == "ctl"); R = Q // 4 %>
+<% CIN = "((ctl >> 1) & 1u)" if CTL else "%du" % SUB %>
 ${header()}
 ${carry_op_defs()}
 
@@ -28,11 +29,18 @@ void add_sub(__global const limb_t *a, ulong sa, __global const limb_t *b, ulong
     const uint inst0 = get_group_id(0) / ${G}u, block = get_group_id(0) % ${G}u;
 % endif
     const uint limb_off = block * ${M}u, inst = inst0 + s;
+% if CTL:
+    /* OP "ctl": a per-instance control byte, passed in the flag slot (no flags then). bit 3
+       drops b (b = 0), bit 0 then complements it, bit 1 is the carry-in, bit 2 complements the
+       result: a + b, a - b = a + ~b + 1, b - a = ~(a + ~b), a - 1 = a + ~0, a + 1, ... */
+    const uint ctl = inst < n ? flag[inst] : 0u;
+    const limb_t keep_b = (ctl & 8u) ? 0u : LIMB_MAX, flip_b = (ctl & 1u) ? LIMB_MAX : 0u;
+% endif
     limb_t x[${Q}], y[${Q}], z[${Q}];
     ${stage_in("x", "a", "sa", MA, "inst0", "n", "stage", "tid", WG, Q, M, "limb_off", VEC_A)}
     ${stage_in("y", "b", "sb", MB, "inst0", "n", "stage", "tid", WG, Q, M, "limb_off", VEC_B)}
     uint v;
-    ${add_chunk("z", lambda j: "x[%d]" % j, lambda j: "y[%d]" % j, Q, "v", negate_b=SUB)}
+    ${add_chunk("z", lambda j: "x[%d]" % j, (lambda j: "(y[%d] & keep_b) ^ flip_b" % j) if CTL else (lambda j: "y[%d]" % j), Q, "v", negate_b=SUB)}
 % if MODE == "summary":
     ${seg_scan("sc", "s * %du" % IPI, [("v", "p")], IPI, "CARRY_OP", "CARRY_ID")}
     if (p == ${IPI - 1}u && inst < n) blk[(size_t)inst * ${G}u + block] = (uchar)v;
@@ -40,7 +48,7 @@ void add_sub(__global const limb_t *a, ulong sa, __global const limb_t *b, ulong
   % if MODE == "apply":
     __local uint cin_block;
     if (tid == 0) {
-        uint c = ${int(SUB)}u;
+        uint c = ${CIN};
         for (uint j = 0; j < block; j++) {
             uint sm = blk[(size_t)inst0 * ${G}u + j];
             c = (sm & 1u) | ((sm >> 1) & c);
@@ -50,12 +58,19 @@ void add_sub(__global const limb_t *a, ulong sa, __global const limb_t *b, ulong
     barrier(CLK_LOCAL_MEM_FENCE);
     const uint cin0 = cin_block;
   % else:
-    const uint cin0 = ${int(SUB)}u;
+    const uint cin0 = ${CIN};
   % endif
     if (p == 0) v = CARRY_OP(cin0, v);
     ${seg_scan("sc", "s * %du" % IPI, [("v", "p")], IPI, "CARRY_OP", "CARRY_ID")}
     uint cin = (p > 0) ? (sc[s * ${IPI}u + p - 1u] & 1u) : cin0;
     ${apply_carry("z", "cin", Q)}
+  % if CTL:
+    if (ctl & 4u) {
+    % for j in range(Q):
+        z[${j}] = ~z[${j}];
+    % endfor
+    }
+  % endif
   % if FLAG_LIMB is not None and FLAG_TOP:
     /* the flag bit lies just above the computed width: it is the top carry (a+b), or its
        complement (a-b: a borrow leaves no carry out of a + ~b + 1) */
