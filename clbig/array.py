@@ -1,7 +1,11 @@
-"""BigIntArray: a batch of n non-negative integers of a shared capacity, on one device.
+"""BigIntArray: a batch of n integers of a shared capacity, on one device.
 
-Stored as an n×m matrix of 32-bit limbs, little-endian (limb 0 least significant). Every
-stored value is below 2**bits: the limbs above `bits` are zero, which all kernels rely on.
+Stored as sign and magnitude, as GMP's mpz: an n×m matrix of 32-bit limbs holding the
+magnitudes, little-endian (limb 0 least significant), and on the host `neg`: None where every
+value is known to be non-negative (every unsigned kernel runs on the limbs as they are), else a
+numpy bool array, true where the value is negative. Every magnitude is below 2**bits: the limbs
+above `bits` are zero, which all kernels rely on. A zero may be marked negative ("-0", after
+-x or a product, where knowing would take a pass over the limbs): it is 0 to every reader.
 """
 from __future__ import annotations
 
@@ -73,18 +77,49 @@ def check_fits(ctx: Context, n: int, bits: int, what: str) -> None:
 
 def _check_value(i, v):
     if isinstance(v, (bool, np.bool_)) or not isinstance(v, (numbers.Integral, _MPZ)):
-        raise TypeError(f"element {i}: expected a non-negative integer, got {type(v).__name__} {reprlib.repr(v)}")
+        raise TypeError(f"element {i}: expected an integer, got {type(v).__name__} {reprlib.repr(v)}")
     if not isinstance(v, (int, _MPZ)):
         v = int(v)   # numpy integers and other Integrals; an mpz stays one: converting a
                      # 2^27-bit mpz to int costs ~15 ms and it has bit_length and to_bytes too
-    if v < 0:
-        raise ValueError(f"element {i}: negative value {_show(v)} (clbig holds unsigned integers)")
     return v
 
 
+def negative_error(i, v, what: str = "") -> ValueError:
+    """The error of an operation that takes non-negative integers only."""
+    return ValueError(f"{what}element {i}: negative value {_show(v)} "
+                      "(this operation takes non-negative integers only)")
+
+
+def check_unsigned(values) -> None:
+    """ValueError naming the first negative element of a list of ints."""
+    for i, v in enumerate(values):
+        if not isinstance(v, (bool, np.bool_)) and isinstance(v, (numbers.Integral, _MPZ)) and v < 0:
+            raise negative_error(i, v)
+
+
+def _split_signs(vals: list):
+    """(magnitudes, neg): neg None when no value is negative."""
+    if not any(v < 0 for v in vals):
+        return vals, None
+    neg = np.fromiter((v < 0 for v in vals), bool, len(vals))
+    return [-v if v < 0 else v for v in vals], neg
+
+
 def checked(values, bits: int | None = None) -> tuple[list, int]:
-    """Validate `values` (see _check_value) against `bits`; returns (values, bits)."""
+    """Validate non-negative `values` (see _check_value) against `bits`; returns (values, bits)."""
     vals = [_check_value(i, v) for i, v in enumerate(values)]
+    check_unsigned(vals)
+    return _fit(vals, bits)
+
+
+def checked_signed(values, bits: int | None = None):
+    """Validate `values` of any sign; returns (magnitudes, bits, neg) (see _split_signs)."""
+    vals, neg = _split_signs([_check_value(i, v) for i, v in enumerate(values)])
+    return (*_fit(vals, bits), neg)
+
+
+def _fit(vals: list, bits):
+    """(vals, bits): the capacity of the non-negative `vals`, or OverflowError beyond `bits`."""
     need = max((v.bit_length() for v in vals), default=0)
     if bits is None:
         bits = limbs_for(need) * LIMB_BITS
@@ -109,17 +144,24 @@ def limbs_to_ints(limbs: np.ndarray) -> list[int]:
 
 
 class BigIntArray:
-    """A batch of big unsigned integers on an OpenCL device (see `clbig.array`)."""
+    """A batch of big integers on an OpenCL device (see `clbig.array` and the module doc)."""
 
     __array_priority__ = 1000  # numpy defers to our operators
     __hash__ = None
 
-    def __init__(self, ctx: Context, data: cla.Array, bits: int):
+    def __init__(self, ctx: Context, data: cla.Array, bits: int, neg=None):
         if data.ndim != 2 or data.dtype != np.uint32:
             raise ValueError("BigIntArray data must be an (n, m) uint32 device array")
         self.ctx = ctx
         self.data = data
         self.bits = int(bits)
+        if neg is not None:
+            neg = np.asarray(neg, dtype=bool)
+            if neg.shape != (data.shape[0],):
+                raise ValueError(f"BigIntArray neg must have shape ({data.shape[0]},), got {neg.shape}")
+            if not neg.any():
+                neg = None
+        self.neg = neg
 
     # -- shape ---------------------------------------------------------------------------
     def __len__(self) -> int:
@@ -131,9 +173,18 @@ class BigIntArray:
         return self.data.shape[1]
 
     # -- host exchange -------------------------------------------------------------------
-    def to_limbs(self, dtype=np.uint32) -> np.ndarray:
-        """The raw limbs as an (n, m) numpy array of uint32, or of uint64 (limbs paired)."""
+    def to_limbs(self, dtype=np.uint32, magnitude: bool = False) -> np.ndarray:
+        """The raw limbs as an (n, m) numpy array of uint32, or of uint64 (limbs paired).
+        Limbs hold magnitudes: a negative value raises ValueError naming its index, unless
+        magnitude=True (then `sign()` or `neg` gives the signs, and
+        from_limbs(limbs, sign=x.sign()) rebuilds x)."""
         host = self.data.get(queue=self.ctx.queue)
+        if self.neg is not None and not magnitude:
+            bad = self.neg & host.any(axis=1)
+            if bad.any():
+                i = int(np.argmax(bad))
+                raise ValueError(f"to_limbs: element {i} is negative; limbs hold magnitudes "
+                                 "(to_limbs(magnitude=True) gives them, sign() the signs)")
         dtype = np.dtype(dtype)
         if dtype == np.uint32:
             return host
@@ -145,8 +196,24 @@ class BigIntArray:
 
     def tolist(self) -> list[int]:
         if radix.worth_it(self.bits) and len(self):
-            return radix.download(self.ctx, self.data)
-        return limbs_to_ints(self.to_limbs())
+            vals = radix.download(self.ctx, self.data)
+        else:
+            vals = limbs_to_ints(self.to_limbs(magnitude=True))
+        if self.neg is not None:
+            vals = [-v if s else v for v, s in zip(vals, self.neg.tolist())]
+        return vals
+
+    # -- signs (the operations themselves are in clbig.ops / clbig.signs) ------------------
+    def sign(self) -> np.ndarray:
+        """-1, 0 or 1 per element (numpy int8), like GMP's mpz_sgn."""
+        from . import signs
+        return signs.sign(self)
+
+    def bit_length(self) -> np.ndarray:
+        """int.bit_length of every element (of its magnitude, as Python's), numpy int64."""
+        if not len(self):
+            return np.zeros(0, np.int64)
+        return radix.bit_lengths(self.ctx, self.data).astype(np.int64)
 
     def __iter__(self):
         return iter(self.tolist())
@@ -159,25 +226,29 @@ class BigIntArray:
             return self.tolist()[i] if n < 2 else self[i % n:i % n + 1].tolist()[0]
         if isinstance(i, slice):
             start, stop, step = i.indices(len(self))
+            neg = None if self.neg is None else self.neg[i]
             if step == 1 and stop > start:   # rows stay on the device
-                return BigIntArray(self.ctx, self.data[start:stop].copy(queue=self.ctx.queue), self.bits)
-            rows = self.to_limbs()[i]
-            return from_limbs(rows, bits=self.bits, ctx=self.ctx)
+                return BigIntArray(self.ctx, self.data[start:stop].copy(queue=self.ctx.queue), self.bits, neg)
+            rows = self.to_limbs(magnitude=True)[i]
+            return from_limbs(rows, bits=self.bits, ctx=self.ctx, sign=None if neg is None else -neg.astype(np.int8))
         raise TypeError(f"BigIntArray indices must be integers or slices, not {type(i).__name__}")
 
     # -- copies and pickling -------------------------------------------------------------
     # Operations never write into an existing array, so a shallow copy may share the buffer.
     def __copy__(self):
-        return BigIntArray(self.ctx, self.data, self.bits)
+        return BigIntArray(self.ctx, self.data, self.bits, self.neg)
 
     def __deepcopy__(self, memo):
         """An independent copy on the same context (a device-side copy)."""
-        return BigIntArray(self.ctx, self.data.copy(queue=self.ctx.queue), self.bits)
+        neg = None if self.neg is None else self.neg.copy()
+        return BigIntArray(self.ctx, self.data.copy(queue=self.ctx.queue), self.bits, neg)
 
     def __reduce__(self):
-        """Pickled as its limbs and width; unpickled onto the current context of the process
-        that loads it (Dask and multiprocessing ship arrays between processes)."""
-        return _unpickle, (self.to_limbs(), self.bits)
+        """Pickled as its limbs, width and signs; unpickled onto the current context of the
+        process that loads it (Dask and multiprocessing ship arrays between processes)."""
+        if self.neg is None:
+            return _unpickle, (self.to_limbs(), self.bits)
+        return _unpickle, (self.to_limbs(magnitude=True), self.bits, self.neg.copy())
 
     def __repr__(self):
         vals = self.tolist()
@@ -257,9 +328,48 @@ class BigIntArray:
 
     def __pow__(self, e, m=None):
         if m is None:
-            raise TypeError("BigIntArray ** e needs a modulus for now: pow(x, e, m) or clbig.powmod")
+            from . import signs
+            return signs.power(self, e)
         from . import modular
         return modular.powmod(self, e, m)
+
+    def __neg__(self):
+        from . import signs
+        return signs.negative(self)
+
+    def __pos__(self):
+        return self.__copy__()
+
+    def __abs__(self):
+        return BigIntArray(self.ctx, self.data, self.bits)
+
+    def __invert__(self):
+        from . import signs
+        return signs.invert(self)
+
+    def __and__(self, o):
+        from . import signs
+        return signs.bitwise("and", self, o)
+
+    def __rand__(self, o):
+        from . import signs
+        return signs.bitwise("and", o, self)
+
+    def __or__(self, o):
+        from . import signs
+        return signs.bitwise("or", self, o)
+
+    def __ror__(self, o):
+        from . import signs
+        return signs.bitwise("or", o, self)
+
+    def __xor__(self, o):
+        from . import signs
+        return signs.bitwise("xor", self, o)
+
+    def __rxor__(self, o):
+        from . import signs
+        return signs.bitwise("xor", o, self)
 
     def __divmod__(self, o):
         from . import ops
@@ -270,17 +380,18 @@ class BigIntArray:
         return ops.divmod(o, self)
 
 
-def _unpickle(limbs: np.ndarray, bits: int) -> BigIntArray:
-    return from_limbs(limbs, bits=bits)
+def _unpickle(limbs: np.ndarray, bits: int, neg=None) -> BigIntArray:
+    return from_limbs(limbs, bits=bits, sign=None if neg is None else -np.asarray(neg, np.int8))
 
 
-def _upload(ctx: Context, limbs: np.ndarray, bits: int) -> BigIntArray:
+def _upload(ctx: Context, limbs: np.ndarray, bits: int, neg=None) -> BigIntArray:
     data = ctx.to_device(np.ascontiguousarray(limbs, dtype=np.uint32))
-    return BigIntArray(ctx, data, bits)
+    return BigIntArray(ctx, data, bits, neg)
 
 
 def array(values, bits: int | None = None, ctx: Context | None = None) -> BigIntArray:
-    """A BigIntArray of Python ints / gmpy2 mpz on the current context (see module doc)."""
+    """A BigIntArray of Python ints / gmpy2 mpz (negative ones too) on the current context;
+    `bits` is the capacity of the magnitudes (see module doc)."""
     if isinstance(values, BigIntArray):
         values = values.tolist()
     if isinstance(values, (numbers.Integral, type(gmpy2.mpz(0)))) and not isinstance(values, bool):
@@ -292,16 +403,18 @@ def array(values, bits: int | None = None, ctx: Context | None = None) -> BigInt
     except TypeError:
         raise TypeError(f"clbig.array expects an iterable of integers, got {type(values).__name__}") from None
     ctx = check_context(ctx)
-    vals, bits = checked(values, bits)
+    vals, bits, neg = checked_signed(values, bits)
     ctx = ctx or current_context()
     check_fits(ctx, len(vals), bits, "clbig.array")
     if vals and radix.worth_it(bits) and all(type(v) is int for v in vals):
-        return BigIntArray(ctx, radix.upload(ctx, vals, limbs_for(bits)), bits)
-    return _upload(ctx, _pack(vals, bits), bits)
+        return BigIntArray(ctx, radix.upload(ctx, vals, limbs_for(bits)), bits, neg)
+    return _upload(ctx, _pack(vals, bits), bits, neg)
 
 
-def from_limbs(limbs, bits: int | None = None, ctx: Context | None = None) -> BigIntArray:
-    """A BigIntArray from an (n, m) numpy array of uint32 or uint64 limbs, little-endian."""
+def from_limbs(limbs, bits: int | None = None, ctx: Context | None = None, sign=None) -> BigIntArray:
+    """A BigIntArray from an (n, m) numpy array of uint32 or uint64 limbs, little-endian:
+    the magnitudes. `sign`: None (every value non-negative) or n integers (-1/0/1, as
+    BigIntArray.sign gives), the value negative where its sign is below 0."""
     ctx = check_context(ctx)
     arr = np.asarray(limbs)
     if arr.ndim == 1:
@@ -328,6 +441,13 @@ def from_limbs(limbs, bits: int | None = None, ctx: Context | None = None) -> Bi
         if bits % LIMB_BITS and (arr[:, -1] >> np.uint32(bits % LIMB_BITS)).any():
             i = int(np.nonzero(arr[:, -1] >> np.uint32(bits % LIMB_BITS))[0][0])
             raise OverflowError(f"element {i}: value does not fit bits={bits}")
+    neg = None
+    if sign is not None:
+        s = np.asarray(sign)
+        if s.dtype.kind not in "iu" or s.shape != (arr.shape[0],):
+            raise TypeError(f"from_limbs: sign must be {arr.shape[0]} integers (-1, 0, 1), "
+                            f"got {s.dtype} of shape {s.shape}")
+        neg = s < 0
     ctx = ctx or current_context()
     check_fits(ctx, arr.shape[0], bits, "clbig.from_limbs")
-    return _upload(ctx, arr, bits)
+    return _upload(ctx, arr, bits, neg)

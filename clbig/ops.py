@@ -1,5 +1,10 @@
 """The user-facing arithmetic (the mpz layer): operand coercion, broadcasting, exact semantics
-and bad-input errors, over the limb-vector modules add_n, compare, shift, mul_basecase."""
+and bad-input errors, over the limb-vector modules add_n, compare, shift, mul_basecase.
+
+Values carry signs as Python ints do (clbig/signs.py): add, sub, mul, compare, shifts and
+divmod take any signs; the explicitly modular calls (add_fixed, add_low, sub_fixed, mul_low,
+and the modules built on `operands`/`_coerce` without signed=True) take non-negative values
+only and raise ValueError naming the first negative element."""
 from __future__ import annotations
 
 import functools
@@ -9,8 +14,8 @@ import gmpy2
 import numpy as np
 import pyopencl as cl
 
-from . import add_n, compare as _compare
-from .array import BigIntArray, array, check_bits, check_fits, limbs_for  # noqa: F401
+from . import add_n, compare as _compare, signs
+from .array import BigIntArray, array, check_bits, check_fits, check_unsigned, limbs_for  # noqa: F401
 from .devices import current_context
 
 _MPZ = type(gmpy2.mpz(0))
@@ -20,16 +25,26 @@ def _is_scalar(x) -> bool:
     return isinstance(x, (numbers.Integral, _MPZ)) and not isinstance(x, (bool, np.bool_))
 
 
-def _coerce(x, ctx, name: str) -> BigIntArray:
+def _coerce(x, ctx, name: str, signed: bool = False) -> BigIntArray:
+    """x as a BigIntArray of ctx; unless `signed`, ValueError naming the first negative element
+    (the unsigned operations' callers rely on it)."""
     if isinstance(x, BigIntArray):
         if x.ctx is not ctx:
             raise ValueError(f"operand {name} lives in {x.ctx!r}, not in {ctx!r}: arrays from two contexts cannot mix")
+        if not signed and x.neg is not None:
+            neg = signs.clean_neg(x)
+            if neg is not None:
+                i = int(np.argmax(neg))
+                raise ValueError(f"operand {name}: element {i} is negative "
+                                 "(this operation takes non-negative integers only)")
         return x
     if _is_scalar(x):
-        return array([x], ctx=ctx)
-    if isinstance(x, (list, tuple)):
-        return array(x, ctx=ctx)
-    raise TypeError(f"operand {name}: expected a BigIntArray, an int or a list of ints, got {type(x).__name__}")
+        x = [x]
+    elif not isinstance(x, (list, tuple)):
+        raise TypeError(f"operand {name}: expected a BigIntArray, an int or a list of ints, got {type(x).__name__}")
+    if not signed:
+        check_unsigned(x)
+    return array(x, ctx=ctx)
 
 
 def _context_of(*xs):
@@ -39,13 +54,13 @@ def _context_of(*xs):
     return current_context()
 
 
-def operands(a, b):
-    """Coerce two operands to arrays of one context and broadcast their lengths.
-    Returns (a, b, n, stride_a, stride_b)."""
+def operands(a, b, signed: bool = False):
+    """Coerce two operands to arrays of one context and broadcast their lengths (negative
+    values only where `signed`). Returns (a, b, n, stride_a, stride_b)."""
     ctx = _context_of(a, b)
     same = b is a
-    a = _coerce(a, ctx, "a")
-    b = a if same else _coerce(b, ctx, "b")   # x * x uploads once and multiplies as a square
+    a = _coerce(a, ctx, "a", signed)
+    b = a if same else _coerce(b, ctx, "b", signed)   # x * x uploads once and multiplies as a square
     na, nb = len(a), len(b)
     if na != nb and na != 1 and nb != 1:
         raise ValueError(f"length mismatch: {na} and {nb} (broadcasting needs equal lengths or length 1)")
@@ -89,8 +104,11 @@ def _memory_errors(fn):
 # -- addition and subtraction -------------------------------------------------------------
 @_memory_errors
 def add(a, b) -> BigIntArray:
-    """Exact a + b; the result's capacity is max(a.bits, b.bits) + 1."""
-    a, b, n, sa, sb = operands(a, b)
+    """Exact a + b, any signs; the result's capacity is max(a.bits, b.bits) + 1 (max(a.bits,
+    b.bits) where every instance's signs differ)."""
+    a, b, n, sa, sb = operands(a, b, signed=True)
+    if a.neg is not None or b.neg is not None:
+        return signs.addsub("add", a, b, n, sa, sb)
     bits = max(a.bits, b.bits) + 1
     check_fits(a.ctx, n, bits, "a + b")
     out, _ = add_n.addsub(a.ctx, "add", a.data.data, sa, a.m, b.data.data, sb, b.m, n, bits)
@@ -99,15 +117,12 @@ def add(a, b) -> BigIntArray:
 
 @_memory_errors
 def sub(a, b) -> BigIntArray:
-    """Exact a - b; raises ValueError naming the first index where b > a."""
-    a, b, n, sa, sb = operands(a, b)
-    bits = max(a.bits, b.bits)
-    out, borrow = add_n.addsub(a.ctx, "sub", a.data.data, sa, a.m, b.data.data, sb, b.m, n, bits,
-                               want_flag=True)
-    if borrow.any():
-        i = int(np.argmax(borrow))
-        raise ValueError(f"subtraction would be negative: b > a at index {i}")
-    return _wrap(a.ctx, out, bits)
+    """Exact a - b, negative where b > a; capacity max(a.bits, b.bits) (plus one where some
+    instance's effective signs agree, as a - (-b))."""
+    a, b, n, sa, sb = operands(a, b, signed=True)
+    if a.neg is not None or b.neg is not None:
+        return signs.addsub("sub", a, b, n, sa, sb)
+    return signs.sub_unsigned(a, b, n, sa, sb)
 
 
 @_memory_errors
@@ -164,12 +179,18 @@ _CMP = {
 
 @_memory_errors
 def compare(a, b, which: str = "cmp") -> np.ndarray:
-    """Elementwise comparison: which in lt, le, gt, ge, eq, ne gives a bool array;
+    """Elementwise signed comparison: which in lt, le, gt, ge, eq, ne gives a bool array;
     "cmp" gives -1, 0, 1 (int8) like GMP's mpz_cmp."""
     if not isinstance(which, str) or (which != "cmp" and which not in _CMP):
         raise ValueError(f"compare: unknown comparison {which!r}; choose from cmp, " + ", ".join(_CMP))
-    a, b, n, sa, sb = operands(a, b)
-    c = _compare.compare3(a.ctx, a.data.data, sa, a.m, b.data.data, sb, b.m, n)
+    a, b, n, sa, sb = operands(a, b, signed=True)
+    if a.neg is None and b.neg is None:
+        c = _compare.compare3(a.ctx, a.data.data, sa, a.m, b.data.data, sb, b.m, n)
+    else:   # the signed result, back in compare3's codes (0 equal, 1 less, 2 greater)
+        m = signs.compare3(a, b, n, sa, sb)
+        if which == "cmp":
+            return m
+        c = signs.cmp_code(m)
     if which == "cmp":
         return np.select([c == 1, c == 2], [-1, 1], 0).astype(np.int8)
     return _CMP[which](c)
@@ -188,11 +209,11 @@ def mul(a, b, algorithm: str = "auto"):
     if _is_scalar(a) and _is_scalar(b):  # one product of two plain integers gives an int
         x = [a]
         return mul(x, x if (b is a or b == a) else [b], algorithm).tolist()[0]
-    a, b, n, sa, sb = operands(a, b)
+    a, b, n, sa, sb = operands(a, b, signed=True)
     bits = a.bits + b.bits
     check_fits(a.ctx, n, bits, "a * b")
     out = mul_n.mul(a.ctx, a.data.data, sa, a.m, b.data.data, sb, b.m, n, bits, algorithm)
-    return _wrap(a.ctx, out, bits)
+    return BigIntArray(a.ctx, out, bits, signs.product_neg(a, b, n, sa, sb))
 
 
 @_memory_errors
@@ -219,35 +240,38 @@ def _shift_amount(k) -> int:
 
 @_memory_errors
 def shift_left(a, k) -> BigIntArray:
-    """a << k, exact: the capacity grows to a.bits + k."""
+    """a << k, exact, the sign kept: the capacity grows to a.bits + k."""
     from . import shift
     k = _shift_amount(k)
-    a = _coerce(a, _context_of(a), "a")
+    a = _coerce(a, _context_of(a), "a", signed=True)
     bits = a.bits + k
     if bits > 1 << 40:
         raise OverflowError(f"a << {k} would need {bits} bits per element")
     check_fits(a.ctx, len(a), bits, f"a << {k}")
     out = shift.shift(a.ctx, a.data.data, a.m, a.m, len(a), k, True, bits)
-    return _wrap(a.ctx, out, bits)
+    return BigIntArray(a.ctx, out, bits, a.neg)
 
 
 @_memory_errors
 def shift_right(a, k) -> BigIntArray:
-    """a >> k (floor division by 2**k); the capacity shrinks to max(a.bits - k, 1)."""
+    """a >> k (floor division by 2**k, as Python's: -1 >> k == -1); the capacity shrinks to
+    max(a.bits - k, 1), or max(a.bits - k, 0) + 1 where some value is negative."""
     from . import shift
     k = _shift_amount(k)
-    a = _coerce(a, _context_of(a), "a")
-    bits = max(a.bits - k, 1)
-    k = min(k, a.bits)   # every bit is shifted out from a.bits on (and k // 32 fits a ulong)
-    out = shift.shift(a.ctx, a.data.data, a.m, a.m, len(a), k, False, bits)
-    return _wrap(a.ctx, out, bits)
+    a = _coerce(a, _context_of(a), "a", signed=True)
+
+    def shift_mag(x, k, bits):
+        k = min(k, x.bits)   # every bit is shifted out from x.bits on (and k // 32 fits a ulong)
+        return _wrap(x.ctx, shift.shift(x.ctx, x.data.data, x.m, x.m, len(x), k, False, bits), bits)
+    return signs.shift_right(a, k, shift_mag)
 
 
 # -- division -----------------------------------------------------------------------------
 # Note: `divmod` below shadows the builtin inside this module (it is clbig.divmod).
 @_memory_errors
 def divmod(a, b, algorithm: str = "auto"):
-    """(a // b, a % b), exact (clbig.div_q).
+    """(a // b, a % b), exact (clbig.div_q), with Python's floor semantics for signed values
+    (the quotient rounds down, the remainder takes the divisor's sign).
 
     The quotient's capacity is a.bits (q <= a), the remainder's b.bits (r < b). Lengths
     broadcast as for the other operations (one divisor for the whole batch, a Python int
@@ -260,8 +284,11 @@ def divmod(a, b, algorithm: str = "auto"):
     if _is_scalar(a) and _is_scalar(b):  # one division of two plain integers gives ints
         q, r = divmod([a], [b], algorithm)
         return q.tolist()[0], r.tolist()[0]
-    a, b, n, sa, sb = operands(a, b)
-    return div_q.divmod_arrays(a, b, n, sa, sb, algorithm=algorithm)
+    a, b, n, sa, sb = operands(a, b, signed=True)
+    q, r = div_q.divmod_arrays(abs(a), abs(b), n, sa, sb, algorithm=algorithm)
+    if a.neg is None and b.neg is None:
+        return q, r
+    return signs.floor_divmod(a, b, n, sa, sb, q, r)
 
 
 def floordiv(a, b, algorithm: str = "auto"):
@@ -272,3 +299,10 @@ def floordiv(a, b, algorithm: str = "auto"):
 def mod(a, b, algorithm: str = "auto"):
     """a % b, exact; capacity b.bits (see divmod). Two plain ints give an int."""
     return divmod(a, b, algorithm)[1]
+
+
+# -- signs, bitwise operations, powers ------------------------------------------------------
+def isqrt(a) -> BigIntArray:
+    """floor(sqrt(a)) of every element (math.isqrt), exact, capacity ceil(a.bits / 2);
+    ValueError naming the first negative element."""
+    return signs.isqrt(_coerce(a, _context_of(a), "a", signed=True))

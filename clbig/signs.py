@@ -1,0 +1,313 @@
+"""Signed values (the mpz layer's signs): Python's int semantics on sign and magnitude.
+
+A BigIntArray holds magnitudes on the device and its signs on the host (`neg`, see
+clbig/array.py). Every operation here runs the unsigned kernels on magnitudes and settles signs
+on the host, with at most one extra pass where signs matter:
+  * a ± b: one pass of add_n's op "ctl", which per instance adds |a| + |b|, subtracts
+    |a| - |b| or |b| - |a|; where effective signs differ, a comparison of the magnitudes (one
+    pass) decides which;
+  * floor division: |a| divmod |b|, then q + 1 and |b| - r where the signs differ and r != 0;
+  * a >> k of a negative a: -(((|a| - 1) >> k) + 1);
+  * &, |, ^: a negative x reads as ~(|x| - 1) in infinite two's complement, so with
+    x' = |x| - 1 (negative x) or |x|, and masks ix = all ones where x < 0:
+        a OP b = ((a' ^ ia) OP (b' ^ ib)),  negative iff (a < 0) OP (b < 0) =: io,
+    and the magnitude of a negative result is (r ^ io) + 1 (clbig/bitwise.py's one map);
+  * ~a = -a - 1, a ** k by squares and products, isqrt by Newton's iteration.
+"zero marked negative" (-0) is 0 everywhere; `clean_neg` drops those marks by a zero test
+where an operation must know (|x| - 1 of a zero would wrap).
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from . import add_n, bitwise as _bitwise, compare as _compare
+from .add_n import CTL_CIN, CTL_DROP_B, CTL_NOT_B, CTL_NOT_R
+from .array import BigIntArray, check_fits, limbs_for
+
+_KEEP, _PLUS1, _MINUS1 = CTL_DROP_B, CTL_DROP_B | CTL_CIN, CTL_DROP_B | CTL_NOT_B
+
+
+# -- sign bookkeeping -----------------------------------------------------------------------
+def neg_of(x: BigIntArray, n: int, stride: int) -> np.ndarray:
+    """x's sign marks broadcast to n instances (stride 0: x's one value everywhere)."""
+    if x.neg is None:
+        return np.zeros(n, bool)
+    return np.broadcast_to(x.neg, (n,)).copy() if stride == 0 and n != len(x) else x.neg.copy()
+
+
+def nonzero(x: BigIntArray) -> np.ndarray:
+    """Where x's magnitude is not zero (one comparison pass)."""
+    if not len(x):
+        return np.zeros(0, bool)
+    zero = x.ctx.to_device(np.zeros(1, np.uint32))
+    return _compare.compare3(x.ctx, x.data.data, x.m, x.m, zero.data, 0, 1, len(x)) != 0
+
+
+def clean_neg(x: BigIntArray) -> np.ndarray | None:
+    """x's negative values (zeros not counted): None when none is."""
+    if x.neg is None:
+        return None
+    neg = x.neg & nonzero(x)
+    return neg if neg.any() else None
+
+
+def sign(x: BigIntArray) -> np.ndarray:
+    nz = nonzero(x)
+    s = nz.astype(np.int8)
+    if x.neg is not None:
+        s[x.neg & nz] = -1
+    return s
+
+
+def pick(mask: np.ndarray, yes: int, no: int) -> np.ndarray:
+    """Control bytes: `yes` where mask, else `no` (uint8 arithmetic: batches of millions)."""
+    return (mask.view(np.uint8) * np.uint8(yes ^ no)) ^ np.uint8(no)
+
+
+def with_neg(x: BigIntArray, neg) -> BigIntArray:
+    return BigIntArray(x.ctx, x.data, x.bits, neg)
+
+
+def ctl_pass(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int, ctl: np.ndarray):
+    """One pass of add_n's op "ctl" with per-instance control bytes `ctl` (numpy)."""
+    c = ctx.to_device(np.ascontiguousarray(ctl, dtype=np.uint8))
+    out, _ = add_n.addsub(ctx, "ctl", a, sa, ma, b, sb, mb, n, bits, ctl=c.data)
+    return out
+
+
+def step(x: BigIntArray, ctl: np.ndarray, bits: int | None = None) -> BigIntArray:
+    """|x| + 1 / |x| - 1 / |x| per instance (_PLUS1 / _MINUS1 / _KEEP in ctl), unsigned."""
+    bits = x.bits if bits is None else bits
+    out = ctl_pass(x.ctx, x.data.data, x.m, x.m, x.data.data, x.m, x.m, len(x), bits, ctl)
+    return BigIntArray(x.ctx, out, bits)
+
+
+# -- + and - --------------------------------------------------------------------------------
+def addsub(op: str, a: BigIntArray, b: BigIntArray, n: int, sa: int, sb: int) -> BigIntArray:
+    """Exact a + b or a - b with any signs (ops.add / ops.sub send the signed cases here).
+    Capacity max(a.bits, b.bits), plus one where some instance adds magnitudes."""
+    ctx = a.ctx
+    ea, eb = neg_of(a, n, sa), neg_of(b, n, sb)
+    if op == "sub":
+        eb = ~eb
+    same = ea == eb                       # magnitudes add; elsewhere they subtract
+    bits = max(a.bits, b.bits) + (1 if same.any() else 0)
+    check_fits(ctx, n, bits, f"a {'+' if op == 'add' else '-'} b")
+    ctl, neg = np.zeros(n, np.uint8), ea
+    diff = ~same
+    if diff.any():
+        c = _compare.compare3(ctx, a.data.data, sa, a.m, b.data.data, sb, b.m, n)
+        lt = diff & (c == 1)
+        # |a| - |b| with a's sign where |a| >= |b|; |b| - |a| = ~(|a| + ~|b|) with b's elsewhere
+        ctl = pick(diff, CTL_NOT_B | CTL_CIN, 0) ^ pick(lt, CTL_CIN ^ CTL_NOT_R, 0)
+        neg = ((lt & eb) | (~lt & ea)) & ~(diff & (c == 0))   # (np.where: slow on random masks)
+    out = ctl_pass(ctx, a.data.data, sa, a.m, b.data.data, sb, b.m, n, bits, ctl)
+    return BigIntArray(ctx, out, bits, neg)
+
+
+def sub_unsigned(a: BigIntArray, b: BigIntArray, n: int, sa: int, sb: int) -> BigIntArray:
+    """a - b of non-negative operands: today's one pass where a >= b everywhere; where some
+    b > a (the borrow flags say where), a second pass makes those |b| - |a|, negative."""
+    ctx = a.ctx
+    bits = max(a.bits, b.bits)
+    out, borrow = add_n.addsub(ctx, "sub", a.data.data, sa, a.m, b.data.data, sb, b.m, n, bits,
+                               want_flag=True)
+    if not borrow.any():
+        return BigIntArray(ctx, out, bits)
+    ctl = pick(borrow, CTL_NOT_B | CTL_NOT_R, CTL_NOT_B | CTL_CIN)
+    out = ctl_pass(ctx, a.data.data, sa, a.m, b.data.data, sb, b.m, n, bits, ctl)
+    return BigIntArray(ctx, out, bits, borrow)
+
+
+# -- comparison -----------------------------------------------------------------------------
+
+
+def cmp_code(m: np.ndarray) -> np.ndarray:
+    """-1 / 0 / 1 back to compare3's codes 1 / 0 / 2 (arithmetic: no gathers, no np.where)."""
+    return (m == -1).view(np.uint8) | ((m == 1).view(np.uint8) << np.uint8(1))
+def compare3(a: BigIntArray, b: BigIntArray, n: int, sa: int, sb: int) -> np.ndarray:
+    """-1 / 0 / 1 (int8) per instance, signed."""
+    c = _compare.compare3(a.ctx, a.data.data, sa, a.m, b.data.data, sb, b.m, n)
+    m = (c == 2).view(np.int8) - (c == 1).view(np.int8)   # codes 0 / 1 / 2: equal, less, greater
+    if a.neg is None and b.neg is None:
+        return m
+    ea, eb = neg_of(a, n, sa), neg_of(b, n, sb)
+    diff = ea != eb
+    # equal signs: the magnitudes decide; differing signs: the negative is less...
+    d = diff.view(np.int8)
+    res = (m * (1 - d) + d) * (1 - 2 * ea.view(np.int8))
+    both0 = diff & (c == 0)                           # ...unless both are zero
+    if both0.any():
+        za = ~nonzero(a)
+        za = np.broadcast_to(za, (n,)) if sa == 0 and n != len(a) else za
+        res[both0 & za] = 0
+    return res
+
+
+# -- multiplication, negation ---------------------------------------------------------------
+def product_neg(a: BigIntArray, b: BigIntArray, n: int, sa: int, sb: int):
+    if a.neg is None and b.neg is None:
+        return None
+    return neg_of(a, n, sa) ^ neg_of(b, n, sb)
+
+
+def negative(x: BigIntArray) -> BigIntArray:
+    """-x: the same magnitudes (shared: operations never write into an array), signs flipped."""
+    neg = np.ones(len(x), bool) if x.neg is None else ~x.neg
+    return with_neg(x, neg)
+
+
+def invert(x: BigIntArray) -> BigIntArray:
+    """~x = -x - 1: |x| + 1 (negative) where x >= 0, |x| - 1 (non-negative) where x < 0."""
+    neg = clean_neg(x)
+    if neg is None:
+        neg = np.zeros(len(x), bool)
+    bits = x.bits + (0 if neg.all() else 1)
+    out = step(x, pick(neg, _MINUS1, _PLUS1), bits)
+    return with_neg(out, ~neg)
+
+
+# -- division and shifts --------------------------------------------------------------------
+def floor_divmod(a: BigIntArray, b: BigIntArray, n: int, sa: int, sb: int, q: BigIntArray,
+                 r: BigIntArray):
+    """Python's floor quotient and remainder from those of the magnitudes, q and r."""
+    ea, eb = neg_of(a, n, sa), neg_of(b, n, sb)
+    diff = ea != eb
+    if not diff.any():
+        return q, with_neg(r, eb)          # both negative: q > 0, r takes the sign of b
+    fix = diff & nonzero(r)                 # -(q + 1) and |b| - r with b's sign
+    if fix.any():
+        q = step(q, pick(fix, _PLUS1, _KEEP))   # q + 1 <= |a|: |b| >= 2
+        ctl = pick(fix, CTL_NOT_B | CTL_NOT_R, _KEEP)   # ~(r + ~|b|)
+        out = ctl_pass(a.ctx, r.data.data, r.m, r.m, b.data.data, sb, b.m, n, r.bits, ctl)
+        r = BigIntArray(a.ctx, out, r.bits)
+    return with_neg(q, diff), with_neg(r, eb)
+
+
+def shift_right(a: BigIntArray, k: int, shift_mag):
+    """a >> k with floor semantics; shift_mag(x, k, bits) shifts a magnitude array."""
+    neg = clean_neg(a)
+    if neg is None:
+        return shift_mag(abs(a), k, max(a.bits - k, 1))
+    bits = max(a.bits - k, 0) + 1            # -(2^bits - 1) >> 1 = -2^(bits-1): one bit more
+    t = step(a, pick(neg, _MINUS1, _KEEP))
+    t = shift_mag(t, k, bits)
+    return with_neg(step(t, pick(neg, _PLUS1, _KEEP)), neg)
+
+
+# -- bitwise --------------------------------------------------------------------------------
+_IO = {"and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor}
+
+
+def bitwise(op: str, a, b) -> BigIntArray:
+    """a & b, a | b, a ^ b with Python's semantics (see module doc). Capacity max(a.bits,
+    b.bits), plus one where a result is negative (-(2^bits) = -(2^bits - 1) & -2)."""
+    from .ops import operands
+    a, b, n, sa, sb = operands(a, b, signed=True)
+    ctx = a.ctx
+    na, nb = clean_neg(a), clean_neg(b)
+    if na is None and nb is None:                # non-negative: one map, no control bytes
+        bits = max(a.bits, b.bits)
+        check_fits(ctx, n, bits, f"a {op} b")
+        out = _bitwise.bitwise(ctx, op, a.data.data, sa, a.m, b.data.data, sb, b.m, n,
+                               limbs_for(bits), None)
+        return BigIntArray(ctx, out, bits)
+    if na is not None:
+        a = step(a, pick(na, _MINUS1, _KEEP))   # a' = |a| - 1
+    if nb is not None:
+        b = step(b, pick(nb, _MINUS1, _KEEP))
+    ea = np.zeros(n, bool) if na is None else neg_of(with_neg(a, na), n, sa)
+    eb = np.zeros(n, bool) if nb is None else neg_of(with_neg(b, nb), n, sb)
+    io = _IO[op](ea, eb)
+    bits = max(a.bits, b.bits) + (1 if io.any() else 0)
+    check_fits(ctx, n, bits, f"a {op} b")
+    ctl = pick(ea, _bitwise.CTL_IA, 0) | pick(eb, _bitwise.CTL_IB, 0) | pick(io, _bitwise.CTL_IO, 0)
+    c = ctx.to_device(ctl)
+    out = _bitwise.bitwise(ctx, op, a.data.data, sa, a.m, b.data.data, sb, b.m, n, limbs_for(bits),
+                           c.data)
+    r = BigIntArray(ctx, out, bits)
+    if not io.any():
+        return r
+    return with_neg(step(r, pick(io, _PLUS1, _KEEP)), io)
+
+
+def select(pick_b: np.ndarray, a: BigIntArray, b: BigIntArray, bits: int) -> BigIntArray:
+    """Per instance b where pick_b, else a (magnitudes of equal-length arrays), at `bits` (the
+    picked values must fit)."""
+    ctx = a.ctx
+    c = ctx.to_device(pick(pick_b, _bitwise.CTL_IA, 0))
+    out = _bitwise.bitwise(ctx, "select", a.data.data, a.m, a.m, b.data.data, b.m, b.m, len(a),
+                           limbs_for(bits), c.data)
+    return BigIntArray(ctx, out, bits)
+
+
+# -- powers and square roots ----------------------------------------------------------------
+def power(x: BigIntArray, e) -> BigIntArray:
+    """x ** e for an integer e >= 0, exact (capacity x.bits * e): squares and products."""
+    from . import ops
+    if isinstance(e, (bool, np.bool_)) or not isinstance(e, numbers.Integral) and not _is_mpz(e):
+        raise TypeError(f"BigIntArray ** e: e must be an integer >= 0, got {type(e).__name__} "
+                        "(pow(x, e, m) or clbig.powmod for modular powers)")
+    e = int(e)
+    if e < 0:
+        raise ValueError(f"BigIntArray ** {e}: negative exponent (the result would not be an integer)")
+    n = len(x)
+    if e == 0:                                   # 0 ** 0 == 1, as Python's
+        one = np.zeros((n, 1), np.uint32)
+        one[:, 0] = 1
+        return BigIntArray(x.ctx, x.ctx.to_device(one), 1)
+    check_fits(x.ctx, n, x.bits * e, f"a ** {e}")
+    odd = e & 1                                  # the sign: negative iff x < 0 and e odd
+    base, acc = abs(x), None
+    while True:
+        if e & 1:
+            acc = base if acc is None else ops.mul(acc, base)
+        e >>= 1
+        if not e:
+            break
+        base = ops.mul(base, base)
+    return with_neg(acc, x.neg if odd else None)
+
+
+def isqrt(x: BigIntArray) -> BigIntArray:
+    """floor(sqrt(x)) of non-negative x by Newton's iteration y = (z + x // z) // 2 from
+    z = 2^ceil(bitlen/2) >= sqrt(x): z decreases to isqrt(x), where y >= z first. The batch
+    iterates until no element decreases (each keeps its own z). Capacity ceil(x.bits / 2)."""
+    from . import ops
+    neg = clean_neg(x)
+    if neg is not None:
+        i = int(np.argmax(neg))
+        raise ValueError(f"isqrt: element {i} is negative")
+    ctx, n = x.ctx, len(x)
+    cap = -(-x.bits // 2)
+    if n == 0:
+        return BigIntArray(ctx, ctx.empty((0, limbs_for(cap)), np.uint32), cap)
+    x = abs(x)
+    bl = x.bit_length()
+    zero = bl == 0
+    if zero.any():                               # isqrt(1) = 1 instead of a division by 0
+        x = step(x, pick(zero, _PLUS1, _KEEP), x.bits)
+        bl = np.maximum(bl, 1)
+    e = (bl + 1) // 2                            # 2^e >= sqrt(x), and < 2^(cap + 1)
+    m0 = limbs_for(cap + 1)
+    z0 = np.zeros((n, m0), np.uint32)
+    z0[np.arange(n), e // 32] = np.left_shift(np.uint32(1), (e % 32).astype(np.uint32))
+    z = BigIntArray(ctx, ctx.to_device(z0), cap + 1)
+    while True:
+        y = ops.shift_right(ops.add(z, ops.floordiv(x, z)), 1)
+        down = ops.compare(y, z, "lt")
+        if not down.any():
+            break
+        z = select(down, z, y, cap + 1)          # y < z: fits z's capacity
+    z = BigIntArray(ctx, z.data, cap + 1)
+    if zero.any():
+        z = step(z, pick(zero, _MINUS1, _KEEP), cap + 1)
+    out = select(np.zeros(n, bool), z, z, cap)   # at the result's capacity (isqrt < 2^cap)
+    return out
+
+
+def _is_mpz(e) -> bool:
+    import gmpy2
+    return isinstance(e, type(gmpy2.mpz(0)))
