@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import gcd_n
+from . import gcd_n, signs
 from .array import BigIntArray, from_limbs, limbs_for
 from .ops import _is_scalar, add, floordiv, mod, mul, operands, sub
 
@@ -43,7 +43,8 @@ def gcd(a, b):
     """gcd(a_i, b_i), exact (gcd(0, 0) = 0). Two plain ints give an int."""
     if _is_scalar(a) and _is_scalar(b):
         return gcd([a], [b]).tolist()[0]
-    a, b, n, sa, sb = operands(a, b)
+    a, b, n, sa, sb = operands(a, b, signed=True)
+    a, b = abs(a), abs(b)                     # math.gcd(-4, 6) == 2: magnitudes, same limbs
     bits = min(a.bits, b.bits)
     if n == 0:
         return _empty(a.ctx, bits)
@@ -63,7 +64,15 @@ def invert(a, m, strict: bool = True):
     if _is_scalar(a) and _is_scalar(m):
         r = invert([a], [m], strict)
         return r.tolist()[0] if strict else (r[0].tolist()[0], bool(r[1][0]))
-    a, m, n, sa, sm = operands(a, m)
+    a, m, n, sa, sm = operands(a, m, signed=True)
+    mneg = signs.clean_neg(m) if m.neg is not None else None
+    if mneg is not None and mneg.any():
+        i = int(np.argmax(mneg))
+        raise ValueError(f"invert: the modulus is negative at index {i} (moduli are positive)")
+    if a.neg is not None and a.neg.any():       # pow(-3, -1, 7): a reduced mod m first
+        _no_zero_modulus(m)
+        a = mod(a, m)
+        sa = 0 if (len(a) == 1 and n != 1) else a.m
     ctx, bits = a.ctx, m.bits
     if n == 0:
         return _empty(ctx, bits) if strict else (_empty(ctx, bits), np.zeros(0, bool))

@@ -145,6 +145,14 @@ def _patch(ctx, out, idx: np.ndarray, vals: list[int], bits: int):
     return ctx.to_device(host)
 
 
+def _python_base(x: BigIntArray, M: "Modulus") -> BigIntArray:
+    """A base or factor with negative elements reduced mod m first (floor: 0 <= x < m), as
+    Python's pow(-2, 3, 5) == 2; non-negative arrays pass through untouched."""
+    if x.neg is None or not x.neg.any():
+        return x
+    return ops.mod(x, M.m)       # Modulus has refused a zero modulus already
+
+
 # -- powmod -------------------------------------------------------------------------------
 def powmod(a, e, m):
     """a^e mod m per element (pow(a, e, m)); e >= 0, any m >= 1 (a Modulus too). Capacity
@@ -157,7 +165,7 @@ def powmod(a, e, m):
     M = m if isinstance(m, Modulus) else Modulus(m, ctx)
     if M.ctx is not ctx:
         raise ValueError(f"modulus lives in {M.ctx!r}, not in {ctx!r}: arrays from two contexts cannot mix")
-    a, e = _coerce(a, ctx, "a"), _coerce(e, ctx, "e")
+    a, e = _python_base(_coerce(a, ctx, "a", signed=True), M), _coerce(e, ctx, "e")
     n, (sa, se, sm) = _broadcast(a, e, M.m)
     if n == 0:
         return BigIntArray(ctx, ctx.empty((0, M.nm)), M.bits)
@@ -229,7 +237,8 @@ def mulmod(a, b, m):
     M = m if isinstance(m, Modulus) else Modulus(m, ctx)
     if M.ctx is not ctx:
         raise ValueError(f"modulus lives in {M.ctx!r}, not in {ctx!r}: arrays from two contexts cannot mix")
-    a, b = _coerce(a, ctx, "a"), _coerce(b, ctx, "b")
+    a = _python_base(_coerce(a, ctx, "a", signed=True), M)
+    b = _python_base(_coerce(b, ctx, "b", signed=True), M)
     n, _ = _broadcast(a, b, M.m)
     if n == 0:
         return BigIntArray(ctx, ctx.empty((0, M.nm)), M.bits)

@@ -90,7 +90,8 @@ def test_same_limbs_without_the_fast_path(rng, monkeypatch):
 
 def test_bad_input_still_named(rng):
     x = rng.getrandbits(2 * FAST)
+    assert clbig.array([x, -x]).tolist() == [x, -x]   # signed values cross through radix too
     with pytest.raises(ValueError, match="element 1"):
-        clbig.array([x, -x])
+        clbig.add_fixed([x, -x], 0)                    # the unsigned calls name a negative
     with pytest.raises(OverflowError, match="element 0"):
         clbig.array([x << 10], bits=2 * FAST)

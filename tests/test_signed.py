@@ -304,3 +304,29 @@ def test_property_unary_and_shifts(ops, k):
     assert (~a).tolist() == [~x for x in xs]
     assert ((-a) + a).tolist() == [0] * len(xs)
     assert clbig.compare(a, -a).tolist() == [(x > -x) - (x < -x) for x in xs]
+
+
+def test_modular_calls_take_negative_bases_as_python(rng):
+    """pow(-2, 3, 5) == 2, (a * b) % m, math.gcd and pow(a, -1, m) with negative a or b: the
+    base is reduced mod m first (floor), gcd takes magnitudes; a negative modulus or exponent
+    is refused naming the element."""
+    import math
+    m = [5, 11, 13, 2 ** 61 - 1, 2 ** 64, 97]
+    a = [-2, 7, -9, -(2 ** 100 + 3), -(2 ** 64 - 1), 0]
+    e = [3, 2, 5, 2 ** 61 - 2, 3, 1]
+    assert clbig.powmod(a, e, m).tolist() == [pow(x, y, z) for x, y, z in zip(a, e, m)]
+    assert clbig.powmod(-2, 3, 5) == 2
+    b = [rng.getrandbits(70) * rng.choice([-1, 1]) for _ in m]
+    assert clbig.mulmod(a, b, m).tolist() == [x * y % z for x, y, z in zip(a, b, m)]
+    g1 = [-4, 6, -9, 0, -(2 ** 80), 2 ** 90 * 3]
+    g2 = [6, -4, 0, -5, -(2 ** 40) * 5, -(2 ** 91)]
+    assert clbig.gcd(g1, g2).tolist() == [math.gcd(x, y) for x, y in zip(g1, g2)]
+    inv_a = [-3, 3, -(2 ** 70 + 1), -1]
+    inv_m = [7, 7, 2 ** 61 - 1, 10]
+    assert clbig.invert(inv_a, inv_m).tolist() == [pow(x, -1, z) for x, z in zip(inv_a, inv_m)]
+    with pytest.raises(ValueError, match="index 1"):
+        clbig.invert([3, 3], [7, -7])
+    with pytest.raises(ValueError, match="element 1"):
+        clbig.powmod([3, 3], [1, -1], [7, 7])
+    with pytest.raises(ValueError, match="element 0"):
+        clbig.powmod([3], [1], [-7])
