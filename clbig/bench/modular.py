@@ -24,6 +24,7 @@ MOD_SIZES = (10, 11, 12, 13)      # log2(bits of the modulus): 1024 .. 8192, as 
 QUICK_MOD_SIZES = (10, 11)
 MOD_BATCH = 100_000
 CGBN_EXPONENT_BITS = 512
+MOD_OP_SECONDS = 5.0
 
 #: CGBN on an NVIDIA H100 (its perf_tests, 2026-11-23; issue 13): operations per second.
 CGBN_RATES = {
@@ -119,10 +120,12 @@ def run_modular(ctx, *, sizes, ops, scale: int, reps: int, check: bool, seed: in
                 gmpy2_seconds: float, deadline: float, finish: Callable[[dict], None],
                 mismatch: type) -> None:
     """Measure every op of `ops` (keys of MOD_OPS) at every size; each record goes to finish()."""
-    n = max(1, MOD_BATCH >> scale)
     for bits in sizes:
         for key in ops:
             spec = MOD_OPS[key]
+            n = max(1, MOD_BATCH >> scale)
+            if spec.b_kind == "efull":   # 8x the work per doubling: keep a batch near 0.1 s
+                n = max(min(n, 64), n >> (3 * max(0, (bits // 1024).bit_length() - 1)))
             rec = {"op": key, "label": spec.label, "bits": bits, "log2_bits": bits.bit_length() - 1
                    if bits & (bits - 1) == 0 else None, "n": n, "kind": "rate"}
             fn = _fn(spec.fn_name)
@@ -141,12 +144,16 @@ def run_modular(ctx, *, sizes, ops, scale: int, reps: int, check: bool, seed: in
                     b = clbig.from_limbs(hb)
                     m = clbig.from_limbs(hm, bits=bits)
                     ctx.finish()
-                    times, kernels = [], 0
+                    times, kernels, want = [], 0, reps
                     for i in range(1 + reps):
+                        if i > want:
+                            break
                         with clbig.profile() as p:
                             r = spec.device(fn, a, b, m)
                         if i == 0:
                             kernels = p.kernels
+                            # about MOD_OP_SECONDS of timed launches per op and size, at least 3
+                            want = max(3, min(reps, int(MOD_OP_SECONDS / max(p.seconds, 1e-9))))
                             if check:
                                 idx = sorted({0, 1, 2, n - 1} & set(range(n)))
                                 got = [r[j] for j in idx]
