@@ -25,7 +25,7 @@ from clbig import fused
 from conftest import BASE_SEED, check_bools, check_values, mask, rand_value
 
 SCALE = max(1, int(os.environ.get("CLBIG_STRESS_SCALE", "1")))
-SESSION_OPS = 1500 * SCALE
+SESSION_OPS = 2000 * SCALE
 THREADS = 4
 THREAD_OPS = 120 * SCALE
 
@@ -46,9 +46,44 @@ def _operands(rng, ctx):
     return a, b, xs, ys
 
 
+_SIGNED = {
+    "s+": (lambda a, b: a + b, lambda x, y: x + y), "s-": (lambda a, b: a - b, lambda x, y: x - y),
+    "s*": (lambda a, b: a * b, lambda x, y: x * y), "s&": (lambda a, b: a & b, lambda x, y: x & y),
+    "s|": (lambda a, b: a | b, lambda x, y: x | y), "s^": (lambda a, b: a ^ b, lambda x, y: x ^ y),
+    "s//": (lambda a, b: a // b, lambda x, y: x // y), "s%": (lambda a, b: a % b, lambda x, y: x % y),
+    "scmp": (lambda a, b: clbig.compare(a, b), lambda x, y: (x > y) - (x < y)),
+}
+
+
+def _signed_op(rng, ctx, a, b, xs, ys):
+    """The same operands with random signs through Python's signed semantics."""
+    sx = [rng.choice((-1, 1)) for _ in range(len(a))]
+    sy = [rng.choice((-1, 1)) for _ in range(len(b))]
+    xs0, ys0 = [x * s for x, s in zip(xs, sx)], [y * s for y, s in zip(ys, sy)]
+    a = clbig.array(xs0, bits=a.bits, ctx=ctx)
+    b = clbig.array(ys0, bits=b.bits, ctx=ctx)
+    n = max(len(a), len(b))
+    xs, ys = xs0 * (n // len(xs0)), ys0 * (n // len(ys0))
+    key = rng.choice(sorted(_SIGNED) + ["s>>", "s~"])
+    if key in ("s//", "s%") and not all(ys):
+        ys0 = [y or 1 for y in ys0]
+        b = clbig.array(ys0, bits=b.bits, ctx=ctx)
+        ys = ys0 * (n // len(ys0))
+    if key == "s>>":
+        k = rng.choice([0, 1, 31, 32, 33, 100])
+        return key, (a >> k).tolist(), [x >> k for x in xs0]
+    if key == "s~":
+        return key, (~a).tolist(), [~x for x in xs0]
+    dev, host = _SIGNED[key]
+    got = dev(a, b)
+    return key, list(got.tolist()), [host(x, y) for x, y in zip(xs, ys)]
+
+
 def _one_op(rng, ctx):
     """One random operation; returns (what, got, expected) with got already on the host."""
     a, b, xs, ys = _operands(rng, ctx)
+    if rng.random() < 0.3:
+        return _signed_op(rng, ctx, a, b, xs[:len(a)], ys[:len(b)])
     op = rng.choice(["add", "sub", "mul", "mul_low", "add_fixed", "sub_fixed", "cmp", "shl",
                      "shr", "divmod", "six_add", "poly", "chain"])
     bits = rng.choice([32, 100, 1000])
