@@ -47,6 +47,15 @@ Q_SMALL = 8
 # at 1024 bits against 3.48 with CIOS squares; at 2048 bits 0.78 against 0.87 (the 64-limb
 # item already at 255 registers and spilling).
 SQR_MAX = 32
+# m's chunk (MLOC) and the multiplicand (BLOC) in local memory instead of registers
+# (CLBIG_MONT_MLOC / CLBIG_MONT_BLOC = 0 / 1 turn each off / on everywhere). By default BLOC
+# for one item of at least BLOC_MIN limbs, MLOC never. H200, 512-bit exponents
+# (bench/results/modular-h200-2026-11-24c.log): 2048 bits 0.889 M/s with BLOC against 0.878
+# (no spill against 108 bytes), MLOC 0.884, both 0.866; ptxas still takes all 255 registers
+# (it loads the local limbs ahead), so occupancy does not rise. 4096 bits (2 x 64) lose: 0.189
+# (BLOC), 0.180 (MLOC) against 0.209; 2 x 32 at 2048 bits too (0.711 against 0.775).
+MLOC_MIN = 1 << 30
+BLOC_MIN = 64
 
 
 def _env_count(name: str, default: int) -> int:
@@ -93,26 +102,36 @@ def shape(ctx, nm: int, n: int | None = None):
     return q, c
 
 
-def _local_bytes(q: int, c: int, ipb: int, pow2: bool) -> int:
+def _loc(name: str, q: int, c: int, least: int) -> bool:
+    return bool(_env_count(name, int(c == 1 and q >= least)))
+
+
+def _local_bytes(q: int, c: int, ipb: int, pow2: bool, rows: int = 0) -> int:
+    """Local memory of a group; rows: limb rows kept in local memory (MLOC, BLOC)."""
     xld = q * c + 1
-    words = ipb * xld * (2 if pow2 else 1)
+    words = ipb * xld * (2 if pow2 else 1) + rows * ipb * c * q
     if c > 1:
         words += ipb * (5 * c + 2)
     return P.WORD * words + 16
 
 
 def plan(ctx, nm: int, n: int, pow2: bool = False):
-    """dict(Q, C, IPB, NP) for n instances of nm-limb moduli, or None (see shape)."""
+    """dict(Q, C, IPB, NP, MLOC, BLOC) for n instances of nm-limb moduli, or None (see
+    shape)."""
     sh = shape(ctx, nm, n)
     if sh is None:
         return None
     q, c = sh
+    mloc = not pow2 and _loc("CLBIG_MONT_MLOC", q, c, MLOC_MIN)
+    bloc = _loc("CLBIG_MONT_BLOC", q, c, BLOC_MIN)
     items = P.env_ints("CLBIG_MONT_ITEMS", (ITEMS,))[0]
     ipb = max(1, min(items, ctx.max_items) // c)
     ipb = min(ipb, P.next_pow2(max(n, 1)))
-    while ipb > 1 and _local_bytes(q, c, ipb, pow2) > ctx.local_mem:
+    while ipb > 1 and _local_bytes(q, c, ipb, pow2, mloc + bloc) > ctx.local_mem:
         ipb //= 2
-    return dict(Q=q, C=c, IPB=ipb, NP=q * c)
+    if _local_bytes(q, c, ipb, pow2, mloc + bloc) > ctx.local_mem:
+        mloc = bloc = False   # registers then (shape() checked that this fits)
+    return dict(Q=q, C=c, IPB=ipb, NP=q * c, MLOC=mloc, BLOC=bloc)
 
 
 def window(ebits: int) -> int:
@@ -126,7 +145,9 @@ def _build(ctx, pl, name, **params):
         wg = pl["IPB"] * pl["C"]
         try:
             return kernel(ctx, "mont.cl.mako", name, wg, KERNEL=name, Q=pl["Q"], C=pl["C"],
-                          IPB=pl["IPB"], NP=pl["NP"], XLD=pl["NP"] + 1, **params), wg
+                          IPB=pl["IPB"], NP=pl["NP"], XLD=pl["NP"] + 1,
+                          MM="@MV" if pl.get("MLOC") else "mm", B="@BV" if pl.get("BLOC") else "b",
+                          **params), wg
         except DoesNotFit:
             if pl["IPB"] == 1:
                 raise

@@ -18,9 +18,14 @@
 <%namespace file="blocks/common.mako" import="header"/>
 <%namespace file="blocks/arith.mako" import="carry_op_defs"/>
 <%namespace file="blocks/mont.mako" import="mont_defs, mont_mul, mont_sqr"/>
+<%!
+    def at(x, j):   # as in blocks/mont.mako: a private array, or "@F" a macro F(j)
+        return "%s(%du)" % (x[1:], j) if x.startswith("@") else "%s[%d]" % (x, j)
+%>
 <%
     assert NP == C * Q and XLD == NP + 1   # XLD: one spare word per row, so the items of C = 1 read distinct banks
     assert not SQR or (C == 1 and not POW2 and KERNEL == "powmod")   # mont_sqr: one item, a modulus
+    assert MM in ("mm", "@MV") and B in ("b", "@BV")
     WG = IPB * C
     TW = 1 << W if KERNEL == "powmod" else 0
     NWIN = (ME * 32 + W - 1) // W if KERNEL == "powmod" else 0
@@ -36,11 +41,22 @@
 % if POW2:
     __local uint lo[${IPB * XLD}];
 % endif
+% if MM != "mm":
+    __local uint ml[${Q * WG}];
+% endif
+% if B != "b":
+    __local uint bl[${Q * WG}];
+% endif
 </%def>
+## MLOC / BLOC: m's chunk / the multiplicand kept in local memory instead of registers (fewer
+## registers for the 64-limb item, whose 3 x 64 private limbs spill), limb j of work-item tid
+## at j*WG + tid: consecutive items on consecutive banks; each item reads only its own limbs.
+#define MV(j) ml[(j) * ${WG}u + tid]
+#define BV(j) bl[(j) * ${WG}u + tid]
 ## dst[j] = limb k*Q + j of src's row (zero past M limbs and for padding instances)
 <%def name="load(dst, src, stride, M)">
 % for j in range(Q):
-    ${dst}[${j}] = (live && k * ${Q}u + ${j}u < ${M}u) ? ${src}[(size_t)inst * ${stride} + k * ${Q}u + ${j}u] : 0u;
+    ${at(dst, j)} = (live && k * ${Q}u + ${j}u < ${M}u) ? ${src}[(size_t)inst * ${stride} + k * ${Q}u + ${j}u] : 0u;
 % endfor
 </%def>
 <%def name="put(src)">
@@ -55,7 +71,7 @@
 </%def>
 <%def name="unit(dst)">
 % for j in range(Q):
-    ${dst}[${j}] = ${"k == 0 ? 1u : 0u" if j == 0 else "0u"};
+    ${at(dst, j)} = ${"k == 0 ? 1u : 0u" if j == 0 else "0u"};
 % endfor
 </%def>
 <%def name="store_out()">
@@ -73,10 +89,16 @@
     const uint inst = get_group_id(0) * ${IPB}u + s;
     const int live = inst < n;
     ${locals()}
-    uint mm[${Q}], b[${Q}], r[${Q}];
+    uint r[${Q}];
+% if MM == "mm" and not POW2:
+    uint mm[${Q}];
+% endif
+% if B == "b":
+    uint b[${Q}];
+% endif
 % if not POW2:
-    ${load("mm", "m", "sm", NM)}
-    const uint minv = mont_minv(mm[0]);
+    ${load(MM, "m", "sm", NM)}
+    const uint minv = mont_minv(${at(MM, 0)});
 % endif
 </%def>
 ${header()}
@@ -91,11 +113,11 @@ void mulmod(__global const uint *a, ulong sa, __global const uint *bv, ulong sb,
 {
     ${prologue()}
     ${put_global("a", "sa", MA)}
-    ${load("b", "bv", "sb", MB)}
-    ${mont_mul("r", "b")}          /* a b / R, below R */
+    ${load(B, "bv", "sb", MB)}
+    ${mont_mul("r", B)}          /* a b / R, below R */
     ${put("r")}
-    ${load("b", "r2", "sr2", NM)}
-    ${mont_mul("r", "b")}          /* a b mod m */
+    ${load(B, "r2", "sr2", NM)}
+    ${mont_mul("r", B)}          /* a b mod m */
     ${store_out()}
 }
 % else:
@@ -115,37 +137,33 @@ void powmod(__global const uint *a, ulong sa, __global const uint *e, ulong se,
     ${prologue()}
     const size_t nt = (size_t)get_num_groups(0) * ${IPB}u;   /* instances the table holds */
     __global const uint *ep = e + (size_t)(live ? inst : 0u) * se;
-    uint t1[${Q}];
-    for (uint j = 0; j < ${TW}u; ++j) {
+    for (uint j = 0; j < ${TW}u; ++j) {   /* from j = 2 on the multiplicand holds T[1] */
 % if POW2:
         if (j == 0) {
             ${unit("r")}
         } else if (j == 1) {
             ${load("r", "a", "sa", MA)}
   % for q in range(Q):
-            t1[${q}] = r[${q}];
+            ${at(B, q)} = r[${q}];
   % endfor
         } else {
             ${put("r")}
-            ${mont_mul("r", "t1")}
+            ${mont_mul("r", B)}
         }
 % else:
         if (j == 0) {               /* T[0] = R^2 / R = R mod m */
             ${put_global("r2", "sr2", NM)}
-            ${unit("b")}
+            ${unit(B)}
         } else if (j == 1) {        /* T[1] = a R^2 / R */
             ${put_global("a", "sa", MA)}
-            ${load("b", "r2", "sr2", NM)}
+            ${load(B, "r2", "sr2", NM)}
         } else {                    /* T[j] = T[j-1] T[1] / R */
             ${put("r")}
-  % for q in range(Q):
-            b[${q}] = t1[${q}];
-  % endfor
         }
-        ${mont_mul("r", "b")}
+        ${mont_mul("r", B)}
         if (j == 1) {
   % for q in range(Q):
-            t1[${q}] = r[${q}];
+            ${at(B, q)} = r[${q}];
   % endfor
         }
 % endif
@@ -170,12 +188,12 @@ void powmod(__global const uint *a, ulong sa, __global const uint *e, ulong se,
 % endif
 % if not POW2:
         if (st == ${STEPS - 1}u) {          /* leave the Montgomery form: x / R */
-            ${unit("b")}
+            ${unit(B)}
         } else
 % endif
         if (ph < ${W}u) {                   /* square */
 % for q in range(Q):
-            b[${q}] = r[${q}];
+            ${at(B, q)} = r[${q}];
 % endfor
         } else {                            /* times T[digit] */
             const uint d = digit(ep, win * ${W}u);
@@ -183,11 +201,11 @@ void powmod(__global const uint *a, ulong sa, __global const uint *e, ulong se,
             if (d == 0) continue;
 % endif
 % for q in range(Q):
-            b[${q}] = ${tab_at("d", q)};
+            ${at(B, q)} = ${tab_at("d", q)};
 % endfor
         }
         ${put("r")}
-        ${mont_mul("r", "b")}
+        ${mont_mul("r", B)}
     }
     ${store_out()}
 }

@@ -8,7 +8,9 @@
 ##   C > 1: ex[2*IPB*C] each iteration's limb handed down, qx[2*IPB] the next quotient digit,
 ##          cyx[IPB*C] the top carries, sc[IPB*C] the carry scans
 ##   POW2:  lo[IPB*XLD] the limbs shifted out (the product's low half)
-## and the private arrays mm[Q] (its chunk of m) and minv (-m^-1 mod B, item 0's).
+## and minv (-m^-1 mod B, item 0's). m's chunk is the operand MM (render parameter): "mm" a
+## private array mm[Q], or "@MV" the macro MV(j) reading local memory; operands named "@F"
+## are read as F(j) (see at()).
 ##
 ## One iteration i: (r, cy) += a_i*b + q_i*m, then the whole number moves down one limb: item k
 ## hands its lowest limb to item k-1 and its carry word cy (at position Q) stays with it as its
@@ -18,6 +20,12 @@
 ## double-buffered by the iteration's parity.
 <%namespace file="arith.mako" import="add_chunk, apply_carry"/>
 <%namespace file="scan.mako" import="seg_scan"/>
+<%!
+    def at(x, j):
+        """Limb j of operand x: a private array "x", or "@F" an accessor macro F(j) (an
+        operand kept in local memory, MLOC / BLOC)."""
+        return "%s(%du)" % (x[1:], j) if x.startswith("@") else "%s[%d]" % (x, j)
+%>
 
 <%def name="mont_defs()">
 /* -m0^-1 mod 2^32 for odd m0: each Newton step doubles the correct low bits (3 -> 48). */
@@ -48,7 +56,7 @@ inline uint mont_minv(uint m0)
         ops += ["madc.hi.cc.u32 %%%d, %%%d, %%%d, %%%d;" % (j + 1, A, Bv(j), j + 1) for j in range(1, Q - 1)]
         ops += ["madc.hi.u32 %%%d, %%%d, %%%d, %%%d;" % (Q, A, Bv(Q - 1), Q + 1)]
     outs = ", ".join(['"+r"(%s[%d])' % (r, j) for j in range(Q)] + ['"+r"(_h)', '"+r"(_c1)'])
-    ins = ", ".join(['"r"(_a)'] + ['"r"(%s[%d])' % (b, j) for j in range(Q)])
+    ins = ", ".join(['"r"(_a)'] + ['"r"(%s)' % at(b, j) for j in range(Q)])
 %>
         {
             const uint _a = ${a};
@@ -61,7 +69,7 @@ inline uint mont_minv(uint m0)
             const ulong _a = ${a};
             ulong _c = 0;
   % for j in range(Q):
-            _c += _a * ${b}[${j}] + ${r}[${j}]; ${r}[${j}] = (uint)_c; _c >>= 32;
+            _c += _a * ${at(b, j)} + ${r}[${j}]; ${r}[${j}] = (uint)_c; _c >>= 32;
   % endfor
             ${cy} += _c;
         }
@@ -98,7 +106,7 @@ inline uint mont_minv(uint m0)
   % if POW2:
             lo[s * ${XLD}u + _i] = ${r}[0];
   % else:
-            { const uint _q = ${r}[0] * minv; ${mont_row(r, "_cy", "_q", "mm", Q)} }
+            { const uint _q = ${r}[0] * minv; ${mont_row(r, "_cy", "_q", MM, Q)} }
   % endif
             ${_shift(r, "_cy", "_cy", Q)}
         }
@@ -110,7 +118,7 @@ inline uint mont_minv(uint m0)
         {   /* r + cy B^NP < 2m: subtract m once when it is not below m */
             uint _d[${Q}]; ulong _t; uint _c = 1;
     % for j in range(Q):
-            _t = (ulong)${r}[${j}] + (uint)~mm[${j}] + _c; _d[${j}] = (uint)_t; _c = (uint)(_t >> 32);
+            _t = (ulong)${r}[${j}] + (uint)~${at(MM, j)} + _c; _d[${j}] = (uint)_t; _c = (uint)(_t >> 32);
     % endfor
             const uint _sub = (uint)(_cy != 0) | _c;
     % for j in range(Q):
@@ -121,7 +129,7 @@ inline uint mont_minv(uint m0)
 % else:
         barrier(CLK_LOCAL_MEM_FENCE);   /* xs holds a */
   % if not POW2:
-        if (k == 0) qx[${IPB}u + s] = _xa[0] * ${b}[0] * minv;   /* q_0, in slot 1 */
+        if (k == 0) qx[${IPB}u + s] = _xa[0] * ${at(b, 0)} * minv;   /* q_0, in slot 1 */
         barrier(CLK_LOCAL_MEM_FENCE);
   % endif
         for (uint _i = 0; _i < ${NP}u; ++_i) {
@@ -130,10 +138,10 @@ inline uint mont_minv(uint m0)
   % if POW2:
             if (k == 0) lo[s * ${XLD}u + _i] = ${r}[0];
   % else:
-            { const uint _q = qx[(_par ^ 1u) * ${IPB}u + s]; ${mont_row(r, "_cy", "_q", "mm", Q)} }
+            { const uint _q = qx[(_par ^ 1u) * ${IPB}u + s]; ${mont_row(r, "_cy", "_q", MM, Q)} }
             if (k == 0) {   /* q_{i+1} from this item's next lowest limb, before the exchange */
                 const uint _an = _i + 1u < ${NP}u ? _xa[_i + 1u] : 0u;
-                qx[_par * ${IPB}u + s] = (${r}[1] + _an * ${b}[0]) * minv;
+                qx[_par * ${IPB}u + s] = (${r}[1] + _an * ${at(b, 0)}) * minv;
             }
   % endif
             ex[_par * ${IPB * C}u + s * ${C}u + k] = ${r}[0];
@@ -169,7 +177,7 @@ inline uint mont_minv(uint m0)
             barrier(CLK_LOCAL_MEM_FENCE);   /* sc is free again */
             ${apply_carry(r, "_cin2", Q)}
             uint _d[${Q}], _w;
-            ${add_chunk("_d", lambda j: "%s[%d]" % (r, j), lambda j: "mm[%d]" % j, Q, "_w", negate_b=True)}
+            ${add_chunk("_d", lambda j: "%s[%d]" % (r, j), lambda j: at(MM, j), Q, "_w", negate_b=True)}
             if (k == 0) _w = CARRY_OP(1u, _w);   /* r + ~m + 1 = r - m */
             ${seg_scan("sc", "_seg", [("_w", "k")], C, "CARRY_OP", "CARRY_ID")}
             const uint _cin3 = k > 0 ? (sc[_seg + k - 1u] & 1u) : 1u;
@@ -257,7 +265,7 @@ inline uint mont_minv(uint m0)
 % endfor
         ulong _cy = 0;
         for (uint _i = 0; _i < ${NP}u; ++_i) {
-            { const uint _q = ${r}[0] * minv; ${mont_row(r, "_cy", "_q", "mm", NP)} }
+            { const uint _q = ${r}[0] * minv; ${mont_row(r, "_cy", "_q", MM, NP)} }
             ${_shift(r, "_cy", "_cy", NP)}
         }
         {   /* t_hi + u < 2m: subtract m once when it is not below m */
@@ -267,7 +275,7 @@ inline uint mont_minv(uint m0)
 % endfor
             uint _d[${NP}]; ulong _w; uint _b = 1;
 % for j in range(NP):
-            _w = (ulong)${r}[${j}] + (uint)~mm[${j}] + _b; _d[${j}] = (uint)_w; _b = (uint)(_w >> 32);
+            _w = (ulong)${r}[${j}] + (uint)~${at(MM, j)} + _b; _d[${j}] = (uint)_w; _b = (uint)(_w >> 32);
 % endfor
             const uint _sub = (uint)_s | _b | (uint)(_cy != 0);
 % for j in range(NP):
