@@ -9,7 +9,9 @@ mulmod and powmod on tiny batches, in both shapes and the power-of-two mode.
     iteration, the carry and borrow scans, per-instance and shared exponents, mulmod;
   * even moduli: the pow2 kernel (the low half collected from the shifted-out limbs) in both
     shapes, joined with the odd part by CRT;
-  * C = 3 on 4-item work-groups (the small context): one instance per group.
+  * C = 3 on 4-item work-groups (the small context): one instance per group;
+  * m and the multiplicand in local memory (CLBIG_MONT_MLOC / _BLOC), one item and C = 2,
+    with an even modulus (the power-of-two kernel's multiplicand too).
 Every result is checked against Python's pow.
 """
 from __future__ import annotations
@@ -50,6 +52,7 @@ def _case(ctx, check, tag, bits, n, shared_e=False, even=False):
 
 
 COOP = {"CLBIG_MONT_ONE": "1", "CLBIG_MONT_Q": "8"}
+LOC = {"CLBIG_MONT_MLOC": "1", "CLBIG_MONT_BLOC": "1"}
 
 
 def run(wide_ctx, small_ctx, guarded, check, values):
@@ -64,3 +67,5 @@ def run(wide_ctx, small_ctx, guarded, check, values):
     guarded("mont coop shared e", _env, COOP, _case, wide_ctx, check, "mont coop shared e", 96, 3, True)
     guarded("mont coop even", _env, COOP, _case, wide_ctx, check, "mont coop even", 96, 3, False, True)
     guarded("mont coop small-wg", _env, COOP, _case, small_ctx, check, "mont coop small-wg", 544, 3)
+    guarded("mont one item loc", _env, LOC, _case, wide_ctx, check, "mont one item loc", 96, 4, False, True)
+    guarded("mont coop loc", _env, {**COOP, **LOC}, _case, wide_ctx, check, "mont coop loc", 96, 4, False, True)

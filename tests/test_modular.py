@@ -228,3 +228,45 @@ def test_powmod_square_and_small_batch_shapes(rng, monkeypatch, bits, env):
     ev = [mask(64), 2, rand_value(rng, 64), 1 << 63, 3] + [rng.getrandbits(64) for _ in range(n - 5)]
     r = modular.powmod(av, ev, ms)
     check_values(r.tolist(), expect_pow(av, ev, ms, n), f"powmod {bits} {env}", (av, ev, ms))
+
+
+LOC_ENVS = [{"CLBIG_MONT_MLOC": "1"}, {"CLBIG_MONT_BLOC": "1"},
+            {"CLBIG_MONT_MLOC": "1", "CLBIG_MONT_BLOC": "1", "CLBIG_MONT_SQR": "1"},
+            {"CLBIG_MONT_MLOC": "1", "CLBIG_MONT_BLOC": "1", "CLBIG_MONT_ONE": "1", "CLBIG_MONT_Q": "8"},
+            {"CLBIG_MONT_BLOC": "0"}]
+
+
+@pytest.mark.parametrize("env", LOC_ENVS)
+@pytest.mark.parametrize("bits", [96, 1056])
+def test_local_memory_operands(rng, monkeypatch, bits, env):
+    """m's chunk (MLOC) and the multiplicand (BLOC) read from local memory instead of
+    registers, one item and cooperative (8-limb items by CLBIG_MONT_ONE=1), squares on:
+    powmod (the table's T[1] kept in the multiplicand), mulmod, and an even modulus (the
+    power-of-two kernel with BLOC) against gmpy2."""
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    n = 7
+    ms = odd_moduli(rng, bits, n)
+    ms[4] = (rand_value(rng, bits - 8) | 1) << 7   # even: odd part and 2^7 by CRT
+    av = [m - 1 for m in ms[:3]] + bases(rng, ms, bits)[3:]
+    ev = [mask(64), 2, rand_value(rng, 64), 1 << 63, 3] + [rng.getrandbits(64) for _ in range(n - 5)]
+    r = modular.powmod(av, ev, ms)
+    check_values(r.tolist(), expect_pow(av, ev, ms, n), f"powmod {bits} {env}", (av, ev, ms))
+    r = modular.mulmod(av, ev, ms)
+    check_values(r.tolist(), [x * y % m for x, y, m in zip(av, ev, ms)], f"mulmod {bits} {env}", (av, ev, ms))
+
+
+def test_local_operand_defaults(ctx, monkeypatch):
+    """BLOC by default for one item of 64 limbs (not below, not cooperative); MLOC off; an
+    explicit setting wins."""
+    from clbig import mont
+    monkeypatch.delenv("CLBIG_MONT_BLOC", raising=False)
+    monkeypatch.delenv("CLBIG_MONT_MLOC", raising=False)
+    pl = mont.plan(ctx, 64, 100000)
+    assert (pl["C"], pl["BLOC"], pl["MLOC"]) == (1, True, False)
+    assert not mont.plan(ctx, 32, 100000)["BLOC"]
+    assert not mont.plan(ctx, 128, 100000)["BLOC"]
+    monkeypatch.setenv("CLBIG_MONT_BLOC", "0")
+    assert not mont.plan(ctx, 64, 100000)["BLOC"]
+    monkeypatch.setenv("CLBIG_MONT_MLOC", "1")
+    assert mont.plan(ctx, 32, 100000)["MLOC"] and not mont.plan(ctx, 32, 10, pow2=True)["MLOC"]
