@@ -29,8 +29,17 @@ VARIANTS = {   # launch shapes worth comparing per size: (label, env); the first
            ("one item W=4", {"CLBIG_MONT_W": "4"}), ("one item W=6", {"CLBIG_MONT_W": "6"}),
            ("one item no PTX", {"_carry": ""})],
     2048: [("one item", {}), ("one item sqr", {"CLBIG_MONT_SQR": "1"}),
-           ("one item W=6", {"CLBIG_MONT_W": "6"})],
-    4096: [("C=2 Q=64", {}), ("C=4 Q=32", {"CLBIG_MONT_Q": "32"})],
+           ("one item mloc", {"CLBIG_MONT_MLOC": "1"}), ("one item bloc", {"CLBIG_MONT_BLOC": "1"}),
+           ("one item mloc bloc", {"CLBIG_MONT_MLOC": "1", "CLBIG_MONT_BLOC": "1"}),
+           ("one item mloc sqr", {"CLBIG_MONT_MLOC": "1", "CLBIG_MONT_SQR": "1"}),
+           ("one item mloc bloc sqr", {"CLBIG_MONT_MLOC": "1", "CLBIG_MONT_BLOC": "1", "CLBIG_MONT_SQR": "1"}),
+           ("C=2 Q=32", {"CLBIG_MONT_ONE": "32"}),
+           ("C=2 Q=32 mloc bloc", {"CLBIG_MONT_ONE": "32", "CLBIG_MONT_MLOC": "1", "CLBIG_MONT_BLOC": "1"})],
+    4096: [("C=2 Q=64", {}), ("C=2 Q=64 mloc", {"CLBIG_MONT_MLOC": "1"}),
+           ("C=2 Q=64 bloc", {"CLBIG_MONT_BLOC": "1"}),
+           ("C=2 Q=64 mloc bloc", {"CLBIG_MONT_MLOC": "1", "CLBIG_MONT_BLOC": "1"}),
+           ("C=4 Q=32", {"CLBIG_MONT_Q": "32"}),
+           ("C=4 Q=32 mloc bloc", {"CLBIG_MONT_Q": "32", "CLBIG_MONT_MLOC": "1", "CLBIG_MONT_BLOC": "1"})],
     8192: [("C=4 Q=64", {}), ("C=8 Q=32", {"CLBIG_MONT_Q": "32"})],
 }
 # small batches (SMALL_N instances): spread over Q_SMALL-limb items (the default below the
@@ -41,6 +50,8 @@ SMALL_VARIANTS = {
     2048: [("default", {}), ("one item", {"CLBIG_MONT_FILL": "0"})],
 }
 FULL_N = {1024: 50000, 2048: 20000, 4096: 6000, 8192: 1500}
+KEEP_GOING = False   # --keep-going: a wrong variant is reported and the run goes on (exit 2 at the end)
+WRONG = []
 
 
 def odd_moduli(rng, n, bits):
@@ -76,7 +87,10 @@ def check(got: clbig.BigIntArray, av, ev, mv, rng, what, k=8):
         want = int(gmpy2.powmod(av[i], ev[i], mv[i]))
         if got[i] != want:
             print(f"WRONG {what} at index {i}", flush=True)
-            sys.exit(2)
+            if not KEEP_GOING:
+                sys.exit(2)
+            WRONG.append(what)
+            return
 
 
 def ints(limbs):
@@ -164,7 +178,10 @@ def main(argv=None):
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--no-variants", action="store_true")
     ap.add_argument("--device", default=None)
+    ap.add_argument("--keep-going", action="store_true", help="report a wrong variant and go on")
     args = ap.parse_args(argv)
+    global KEEP_GOING
+    KEEP_GOING = args.keep_going
     ctx = clbig.Context(args.device)
     print(f"device: {ctx.name}, carry chains: {ctx.carry or 'none'}, {time.strftime('%Y-%m-%d %H:%M')}", flush=True)
     rng = np.random.default_rng(20261124)
@@ -180,6 +197,9 @@ def main(argv=None):
         for b, case, n, rate, _ in rows:
             g = gfull if case == "e full" else g512
             print(f"| {b} | {case} | {n} | {rate:,.0f} | {g:,.0f} |")
+    if WRONG:
+        print("WRONG results:", ", ".join(WRONG))
+        sys.exit(2)
 
 
 if __name__ == "__main__":
