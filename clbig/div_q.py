@@ -1,9 +1,10 @@
 """Exact division of batches: q = u // v and r = u % v, by schoolbook or by Watt's inverse.
 
-Every element of a batch gets its own divisor, of its own length; `divmod_arrays` returns the
-quotient with the dividend's capacity (a.bits: q <= u) and the remainder with the divisor's
-(b.bits: r < v). Two algorithms, as GMP has (`algorithm`, "auto" choosing by the quotient's length:
-see SERIAL_STEPS below):
+Every element of a batch gets its own divisor, of its own length. `divmod` works on limb
+vectors as mul_n does (buffers, instance strides and limb counts in, device arrays out): the
+quotient in the dividend's limbs (q <= u), the remainder in the divisor's (r < v). BigIntArrays,
+signs and broadcasting live in the layer above (clbig.ops.divmod_arrays). Two algorithms, as
+GMP has (`algorithm`, "auto" choosing by the quotient's length: see SERIAL_STEPS below):
 
 * basecase (clbig.div_basecase): Knuth's Algorithm D in one launch, every instance on one
   work-item or one work-group. Its results are not verified afterwards: nothing in it is
@@ -95,7 +96,6 @@ from . import add_n, div_basecase, mul_n
 from .compare import compare3
 from .shift import shift as _shift_kernel
 from . import plan as P
-from .array import BigIntArray
 from .render import DoesNotFit, kernel, launch
 
 LIMB = 32
@@ -129,7 +129,7 @@ def fraction_limbs(mu: int, lmin: int, limb_bits: int = LIMB) -> int:
 
 def reference_inverse(v: int, mu: int, mv: int, limb_bits: int = LIMB, nf: int | None = None) -> int:
     """Pure-Python model of the device iteration (same integers, any limb size): the inverse
-    W ~ B^(K+nf) / v^ that divmod_arrays uses for a divisor v of mv limbs and mu-limb dividends
+    W ~ B^(K+nf) / v^ that divmod uses for a divisor v of mv limbs and mu-limb dividends
     (nf = mu + 1 unless given)."""
     B = 1 << limb_bits
     L, K, nf = v.bit_length(), max(mv, 2), (mu + 1 if nf is None else nf)
@@ -294,20 +294,17 @@ def _correct(ctx, flagged, q, mq: int, q_op: str, x, wide: int, v, sv: int, mv: 
     return q, x, fixed
 
 
-def divmod_arrays(a: BigIntArray, b: BigIntArray, n: int, sa: int, sb: int, *,
-                  algorithm: str = "auto", w_offset: int = 0, q_offset: int = 0,
-                  stats: dict | None = None):
-    """(a // b, a % b) for n instances (strides sa, sb: 0 broadcasts a length-one operand).
-    Quotient capacity a.bits, remainder capacity b.bits. algorithm: "auto", "basecase" (one
-    schoolbook launch; ValueError where it cannot run on this device) or "newton".
+def divmod(ctx, u, su: int, mu: int, v, sv: int, mv: int, n: int, *, algorithm: str = "auto",
+           w_offset: int = 0, q_offset: int = 0, stats: dict | None = None):
+    """(u // v as an (n, mu) device array, u % v as an (n, mv) one) for n instances of mu-limb
+    dividends (buffer u, stride su) and mv-limb divisors (buffer v, stride sv; 0 broadcasts one
+    divisor). algorithm: "auto", "basecase" (one schoolbook launch; ValueError where it cannot
+    run on this device) or "newton". A zero divisor raises ZeroDivisionError naming its index.
     w_offset / q_offset perturb Newton's inverse / first quotient (tests only, Newton only);
     stats, when given, receives what ran ("algorithm") and the correction counts (Newton:
     "down", "up"; basecase: per element "slow" steps and "addback"s)."""
     if algorithm not in ALGORITHMS:
         raise ValueError(f"unknown division algorithm {algorithm!r}; choose from {', '.join(ALGORITHMS)}")
-    ctx = a.ctx
-    mu, mv = a.m, b.m
-    nv = len(b)
     perturbed = bool(w_offset or q_offset)
     if algorithm == "basecase":
         if perturbed:
@@ -315,8 +312,9 @@ def divmod_arrays(a: BigIntArray, b: BigIntArray, n: int, sa: int, sb: int, *,
         if not div_basecase.fits(ctx, mv):
             raise ValueError(_no_basecase(ctx, mv))
     if n == 0:
-        return BigIntArray(ctx, ctx.empty((0, mu)), a.bits), BigIntArray(ctx, ctx.empty((0, mv)), b.bits)
-    lens = bitlen(ctx, b.data.data, mv, mv, nv)
+        return ctx.empty((0, mu)), ctx.empty((0, mv))
+    nv = 1 if sv == 0 else n                 # divisors stored: one when it broadcasts
+    lens = bitlen(ctx, v, sv, mv, nv)
     lens_host = lens.get(queue=ctx.queue)[:nv]
     if not lens_host.all():
         raise ZeroDivisionError(f"division by zero: the divisor is 0 at index {int(np.argmin(lens_host))}")
@@ -325,16 +323,16 @@ def divmod_arrays(a: BigIntArray, b: BigIntArray, n: int, sa: int, sb: int, *,
     if algorithm == "basecase" or (algorithm == "auto" and not perturbed and div_basecase.fits(ctx, mv)
                                    and _basecase_wins(ctx, mu, mv, n)):
         try:
-            q, r = div_basecase.divmod(ctx, a.data.data, sa, mu, b.data.data, sb, mv, lens.data, sl,
-                                       n, stats)
+            q, r = div_basecase.divmod(ctx, u, su, mu, v, sv, mv, lens.data, sl, n, stats)
         except DoesNotFit:
             if algorithm == "basecase":
                 raise ValueError(_no_basecase(ctx, mv)) from None
         else:
             if stats is not None:
                 stats["algorithm"] = "basecase"
-            return BigIntArray(ctx, q, a.bits), BigIntArray(ctx, r, b.bits)
-    q, r, down, up = _newton(ctx, a, b, n, sa, sb, lens, sl, w_offset, q_offset, int(lens_host.min()))
+            return q, r
+    q, r, down, up = _newton(ctx, u, su, mu, v, sv, mv, n, nv, lens, sl, w_offset, q_offset,
+                             int(lens_host.min()))
     if stats is not None:
         stats.update(algorithm="newton", down=down, up=up)   # elements corrected by -1 / +1
     return q, r
@@ -347,20 +345,19 @@ def _no_basecase(ctx, mv: int) -> str:
             f"(use algorithm='newton' or 'auto')")
 
 
-def _newton(ctx, a, b, n, sa, sb, lens, sl, w_offset, q_offset, lmin):
-    mu, mv, nv = a.m, b.m, len(b)
-    # Inverse once per divisor (once for the whole batch when b broadcasts), then q0. With
+def _newton(ctx, u, su, mu, v, sv, mv, n, nv, lens, sl, w_offset, q_offset, lmin):
+    # Inverse once per divisor (once for the whole batch when v broadcasts), then q0. With
     # nf below mu + 1, q0 can also be one too large (|e| u^ v may reach B^(K+nf)): the
     # verified correction below allows one step either way.
     nf = fraction_limbs(mu, lmin)
     mq = min(mu + 1, nf + 1)      # q <= u/v < 2^(32 mu - lmin + 1) fits nf limbs; wide >= mu + 2
-    W = inverse(ctx, b.data.data, mv, mv, nv, lens, mu, nf)
+    W = inverse(ctx, v, sv, mv, nv, lens, mu, nf)
     if w_offset:
         op = "add" if w_offset > 0 else "sub"
         W, _ = _addsub(ctx, op, W.data, nf + 1, nf + 1, _const(ctx, abs(w_offset), nf + 1).data, 0,
                        nf + 1, nv, nf + 1)
     sw = 0 if sl == 0 else nf + 1
-    z = _mul(ctx, a.data.data, sa, mu, W.data, sw, nf + 1, n, mu + nf + 1)
+    z = _mul(ctx, u, su, mu, W.data, sw, nf + 1, n, mu + nf + 1)
     q = vshift(ctx, z.data, mu + nf + 1, mu + nf + 1, n, lens.data, sl, -1, -LIMB * nf, mq)
     if q_offset:
         q, _ = _addsub(ctx, "add" if q_offset > 0 else "sub", q.data, mq, mq,
@@ -368,20 +365,19 @@ def _newton(ctx, a, b, n, sa, sb, lens, sl, w_offset, q_offset, lmin):
 
     # Verified correction: P = q v exactly, then at most one step down and one step up.
     wide = mq + mv
-    prod = _mul(ctx, q.data, mq, mq, b.data.data, sb, mv, n, wide)       # exact: q v < B^wide
+    prod = _mul(ctx, q.data, mq, mq, v, sv, mv, n, wide)                 # exact: q v < B^wide
     last = {}
 
     def negative(prod):                                   # u < q v; keeps r = u - q v
-        last["r"], neg = _addsub(ctx, "sub", a.data.data, sa, mu, prod.data, wide, wide, n, wide,
-                                 flag=True)
+        last["r"], neg = _addsub(ctx, "sub", u, su, mu, prod.data, wide, wide, n, wide, flag=True)
         return neg
 
     def too_large(r):                                     # r >= v
-        return compare3(ctx, r.data, wide, wide, b.data.data, sb, mv, n) != 1
+        return compare3(ctx, r.data, wide, wide, v, sv, mv, n) != 1
 
-    q, prod, down = _correct(ctx, negative, q, mq, "sub", prod, wide, b.data.data, sb, mv, n, "too large")
-    q, r, up = _correct(ctx, too_large, q, mq, "add", last["r"], wide, b.data.data, sb, mv, n, "too small")
-    # Verified: u = q v + r, 0 <= r < v, so q <= u fits a.bits and r fits b.bits exactly.
-    qo = _shift_kernel(ctx, q.data, mq, mq, n, 0, False, a.bits)
-    ro = _shift_kernel(ctx, r.data, wide, wide, n, 0, False, b.bits)
-    return BigIntArray(ctx, qo, a.bits), BigIntArray(ctx, ro, b.bits), down, up
+    q, prod, down = _correct(ctx, negative, q, mq, "sub", prod, wide, v, sv, mv, n, "too large")
+    q, r, up = _correct(ctx, too_large, q, mq, "add", last["r"], wide, v, sv, mv, n, "too small")
+    # Verified: u = q v + r, 0 <= r < v, so q <= u fits mu limbs and r fits mv exactly.
+    qo = _shift_kernel(ctx, q.data, mq, mq, n, 0, False, LIMB * mu)
+    ro = _shift_kernel(ctx, r.data, wide, wide, n, 0, False, LIMB * mv)
+    return qo, ro, down, up

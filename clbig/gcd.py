@@ -26,7 +26,7 @@ import numpy as np
 
 from . import gcd_n, signs
 from .array import BigIntArray, from_limbs, limbs_for
-from .ops import _is_scalar, add, floordiv, mod, mul, operands, sub
+from .ops import _is_scalar, add, divmod_arrays, floordiv, mod, mul, operands, sub
 
 
 def _empty(ctx, bits: int) -> BigIntArray:
@@ -103,7 +103,6 @@ def _no_zero_modulus(m: BigIntArray):
 
 
 def mod_rows(a: BigIntArray, m: BigIntArray, n: int, sa: int, sm: int) -> BigIntArray:
-    from .div_q import divmod_arrays
     return divmod_arrays(a, m, n, sa, sm)[1]
 
 

@@ -14,7 +14,7 @@ import gmpy2
 import numpy as np
 import pyopencl as cl
 
-from . import add_n, compare as _compare, signs
+from . import add_n, compare as _compare, div_q, signs
 from .array import BigIntArray, array, check_bits, check_fits, check_unsigned, limbs_for  # noqa: F401
 from .devices import current_context
 
@@ -280,15 +280,22 @@ def divmod(a, b, algorithm: str = "auto"):
     before anything is computed. `algorithm`: "auto" (by size and batch), "basecase"
     (schoolbook, one launch; ValueError where the divisor is too long for this device) or
     "newton" (Watt's whole shifted inverse, every result verified on the device)."""
-    from . import div_q
     if _is_scalar(a) and _is_scalar(b):  # one division of two plain integers gives ints
         q, r = divmod([a], [b], algorithm)
         return q.tolist()[0], r.tolist()[0]
     a, b, n, sa, sb = operands(a, b, signed=True)
-    q, r = div_q.divmod_arrays(abs(a), abs(b), n, sa, sb, algorithm=algorithm)
+    q, r = divmod_arrays(abs(a), abs(b), n, sa, sb, algorithm=algorithm)
     if a.neg is None and b.neg is None:
         return q, r
     return signs.floor_divmod(a, b, n, sa, sb, q, r)
+
+
+def divmod_arrays(a: BigIntArray, b: BigIntArray, n: int, sa: int, sb: int, **kw):
+    """Unsigned (a // b, a % b) of n instances (strides sa, sb: 0 broadcasts a length-one
+    operand) as BigIntArrays of capacities a.bits (q <= a) and b.bits (r < b); keywords as
+    div_q.divmod's (algorithm, stats, and the tests' w_offset / q_offset)."""
+    q, r = div_q.divmod(a.ctx, a.data.data, sa, a.m, b.data.data, sb, b.m, n, **kw)
+    return BigIntArray(a.ctx, q, a.bits), BigIntArray(a.ctx, r, b.bits)
 
 
 def floordiv(a, b, algorithm: str = "auto"):

@@ -18,7 +18,7 @@ import numpy as np
 import pyopencl.array as cla
 
 import clbig
-from clbig import div_q
+from clbig import ops
 from clbig.render import kernel, launch
 
 B = 1 << 32
@@ -47,7 +47,7 @@ def _divide(ctx, check, tag, pairs, ba, bb, env=None, broadcast=False):
         if broadcast:
             ys = ys[:1] * len(xs)
         stats = {}
-        q, r = div_q.divmod_arrays(a, b, len(xs), a.m, 0 if broadcast else b.m,
+        q, r = ops.divmod_arrays(a, b, len(xs), a.m, 0 if broadcast else b.m,
                                    algorithm="basecase", stats=stats)
         check(f"{tag} quotient", q, [x // y for x, y in zip(xs, ys)], ba)
         check(f"{tag} remainder", r, [x % y for x, y in zip(xs, ys)], bb)

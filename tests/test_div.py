@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 import clbig
-from clbig import div_q
+from clbig import div_q, ops
 from conftest import BATCH, SMALL_CTX_BITS, WIDTH_PAIRS, check_values, edge_values, mask, rand_value
 
 B = 1 << 32
@@ -87,7 +87,7 @@ def run_div(pairs, ba, bb, what, algorithm=None, **kw):
     a, b = clbig.array(xs, bits=ba), clbig.array(ys, bits=bb)
     stats = {}
     if algorithm or kw:
-        q, r = div_q.divmod_arrays(a, b, len(pairs), a.m, b.m, algorithm=algorithm or "auto",
+        q, r = ops.divmod_arrays(a, b, len(pairs), a.m, b.m, algorithm=algorithm or "auto",
                                    stats=stats, **kw)
         assert algorithm in (None, "auto", stats["algorithm"])
     else:
@@ -272,7 +272,7 @@ def test_unverified_result_is_never_returned(rng):
     xs = [rng.randint(2, max(2, mask(ba) // y)) * y for y in ys]
     a, b = clbig.array(xs, bits=ba), clbig.array(ys, bits=bb)
     with pytest.raises(RuntimeError, match="internal error"):
-        div_q.divmod_arrays(a, b, BATCH, a.m, b.m, algorithm="newton", q_offset=-1)
+        ops.divmod_arrays(a, b, BATCH, a.m, b.m, algorithm="newton", q_offset=-1)
 
 
 # -- API: operators, broadcasting, Python ints, errors -------------------------------------------
@@ -363,7 +363,7 @@ def test_algorithm_errors():
     with pytest.raises(ValueError, match="unknown division algorithm 'schoolbook'"):
         clbig.divmod(a, b, algorithm="schoolbook")
     with pytest.raises(ValueError, match="Newton path only"):
-        div_q.divmod_arrays(a, b, 2, a.m, b.m, algorithm="basecase", q_offset=1)
+        ops.divmod_arrays(a, b, 2, a.m, b.m, algorithm="basecase", q_offset=1)
 
 
 def test_auto_choice(rng, monkeypatch):
@@ -409,8 +409,7 @@ def test_bad_operands():
     a = clbig.array([1, 2, 3])
     with pytest.raises(ValueError, match="length mismatch"):
         a // clbig.array([1, 2])
-    with pytest.raises(ValueError, match=r"element 0\b"):
-        a // -3
+    assert (a // -3).tolist() == [1 // -3, 2 // -3, 3 // -3]    # signed: Python's floor
     with pytest.raises(TypeError):
         a // 2.5
 
