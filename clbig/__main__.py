@@ -43,6 +43,7 @@ def cmd_info(args) -> int:
     print(f"clbig {clbig.__version__} (from {os.path.dirname(clbig.__file__)})")
     print(f"pyopencl {cl.VERSION_TEXT}")
     platform = None
+    unusable = {}   # index: why clbig cannot use the device
     for info in infos:
         if info.platform != platform:
             platform = info.platform
@@ -55,9 +56,8 @@ def cmd_info(args) -> int:
             items = clbig.Context(info.index).max_items
             print(f"      clbig max_items      {items}  (work-items per group clbig plans with)")
         except Exception as e:  # noqa: BLE001  (a device that cannot make a context)
-            why = "; ".join(ln.strip() for ln in str(e).splitlines()
-                            if ln.strip() and not ln.startswith("(options:"))
-            print(f"      clbig max_items      unavailable: {type(e).__name__}: {why}")
+            unusable[info.index] = f"{type(e).__name__}: {one_line(e)}"
+            print(f"      clbig max_items      unavailable: {unusable[info.index]}")
     print()
     sel = os.environ.get("CLBIG_DEVICE")
     how = f"CLBIG_DEVICE={sel!r}" if sel else "no CLBIG_DEVICE: first GPU, else first CPU"
@@ -65,9 +65,23 @@ def cmd_info(args) -> int:
         ctx = clbig.current_context()
     except Exception as e:  # noqa: BLE001
         print(f"Default device ({how}): none: {e}")
+        if unusable:   # the selector may have missed only because these cannot build kernels
+            print("Devices clbig cannot use, and why:")
+            for info in infos:
+                if info.index in unusable:
+                    print(f"  [{info.index}] {info.label} ({info.type}): {unusable[info.index]}")
         return 1
     print(f"Default device ({how}): {ctx.name}")
     return 0
+
+
+def one_line(e: BaseException) -> str:
+    """An error's message on one line: its first line's statement, then the details (a
+    compiler's status and build log), without pyopencl's options line."""
+    lines = [ln.strip() for ln in str(e).splitlines() if ln.strip() and not ln.strip().startswith("(options:")]
+    if not lines:
+        return type(e).__name__
+    return lines[0].rstrip(":") + (": " + "; ".join(lines[1:]) if lines[1:] else "")
 
 
 def _timed(fn):

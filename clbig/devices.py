@@ -217,9 +217,12 @@ def _select(selector):
             raise ValueError(f"device index {s} out of range: there are {len(devs)} devices:\n{listing}")
         for kind in ("gpu", "cpu"):
             if s == kind:
-                for d, info in zip(devs, infos):
-                    if info.type == kind.upper() and _compiles(d):
+                of_kind = [d for d, info in zip(devs, infos) if info.type == kind.upper()]
+                for d in of_kind:
+                    if _compiles(d):
                         return d
+                if of_kind:   # none builds: the Context's probe names the first and its compiler error
+                    return of_kind[0]
         for d, info in zip(devs, infos):
             if s in info.label.lower():
                 return d

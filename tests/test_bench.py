@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import json
+import sys
 
 import pytest
 
@@ -102,3 +103,46 @@ def test_report_renders_an_old_run(tmp_path):
     assert "| 2^9" in text and "90%" in text
     assert "Old GPU" in report.comparison_markdown([res, dict(res)])
     assert report.to_csv([res]).count("\n") == 3
+
+
+def _unusable():
+    """{index: label} of the devices here whose Context fails its compiler probe."""
+    from clbig.devices import SetupError
+    bad = {}
+    for d in clbig.devices():
+        try:
+            clbig.Context(d.index)
+        except SetupError:
+            bad[d.index] = d.label
+    return bad
+
+
+def test_device_all_skips_a_device_that_cannot_build(tmp_path, capsys):
+    """--device all: a device whose compiler fails is named once with its reason and skipped;
+    the usable ones run and the exit status is 0 (here: PyPI's PoCL beside Debian's)."""
+    bad = _unusable()
+    usable = [d.index for d in clbig.devices() if d.index not in bad]
+    if not usable:
+        pytest.skip("no usable OpenCL device here")
+    rc = bench_main.main(["--device", "all", "--ops", "add", "--sizes", "9", "--quick", "--reps", "3",
+                          "--gmpy2-seconds", "0", "--no-plots", "--out", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert rc == 0, err
+    for i, label in bad.items():
+        line = f"skipping device [{i}] {label}: clbig cannot use it: "
+        assert err.count(line) == 1, err
+        assert "fails on a trivial kernel: " in err.split(line)[1].splitlines()[0]
+    assert err.count("skipping device") == len(bad)
+    runs = [p for p in tmp_path.glob("*.json") if p.name != "devices.json"]
+    assert len(runs) == len(usable)
+
+
+def test_device_all_with_no_usable_device_fails(tmp_path, monkeypatch, capsys):
+    """Every device's compiler failing (forced here) is an error: exit status 1, each named."""
+    devices = sys.modules["clbig.devices"]        # clbig.devices is also a function
+    monkeypatch.setattr(devices, "_probe", lambda dev, options=(): "BUILD_PROGRAM_FAILURE\nforced by the test")
+    rc = bench_main.main(["--device", "all", "--ops", "add", "--sizes", "9", "--quick", "--no-plots",
+                          "--out", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert rc == 1, err
+    assert err.count("forced by the test") == len(clbig.devices()) and "no device could be used" in err

@@ -2,7 +2,9 @@
 
 Exit status: 0 when every measurement ran or its op is not there yet (n/a); 1 when an op
 raised (recorded as "error") or a device could not be opened; 2 when an op computed a wrong
-value (the run stops there).
+value (the run stops there). `--device all` skips a device that clbig cannot use (a compiler
+that fails on a trivial kernel: PyPI's PoCL on a CPU its LLVM does not know), naming it and
+why once; only a run where no device could be used exits 1 for that.
 """
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ import time
 from datetime import datetime
 
 import clbig
+from clbig.devices import SetupError
 
 from . import report
 from .modular import MOD_OPS, MOD_SIZES, QUICK_MOD_SIZES
@@ -187,9 +190,12 @@ def main(argv=None) -> int:
         print("clbig.bench: no OpenCL device found", file=sys.stderr)
         return 1
 
+    every = args.device is not None and args.device.strip().lower() == "all"
+    labels = {d.index: d.label for d in clbig.devices()} if every else {}
     t0 = time.monotonic()
     rc = 0
     done = []
+    skipped = []
     used = set()
     for sel in selectors:
         written = {}
@@ -211,6 +217,16 @@ def main(argv=None) -> int:
             if written:
                 print(f"partial results: {written.get('json')}", file=sys.stderr)
             return 2
+        except SetupError as e:
+            if not every:       # a device asked for by name or index: its failure is an error
+                print(f"clbig.bench: {e}", file=sys.stderr)
+                rc = max(rc, 1)
+                continue
+            from clbig.__main__ import one_line
+            skipped.append(f"[{sel}] {labels.get(sel, sel)}")
+            print(f"clbig.bench: skipping device {skipped[-1]}: clbig cannot use it: {one_line(e)}",
+                  file=sys.stderr)
+            continue
         except (ValueError, RuntimeError) as e:  # no such device, no OpenCL
             print(f"clbig.bench: {e}", file=sys.stderr)
             rc = max(rc, 1)
@@ -244,7 +260,11 @@ def main(argv=None) -> int:
                 print(f"plotting failed: {type(e).__name__}: {e}", file=sys.stderr)
         for p in paths.values():
             print(f"wrote {p}")
-    print(f"clbig.bench: {len(done)} device(s) in {time.monotonic() - t0:.0f} s; results in {out}")
+    if skipped and not done:
+        print("clbig.bench: no device could be used", file=sys.stderr)
+        rc = max(rc, 1)
+    print(f"clbig.bench: {len(done)} device(s) in {time.monotonic() - t0:.0f} s"
+          + (f" ({len(skipped)} skipped: {', '.join(skipped)})" if skipped else "") + f"; results in {out}")
     return rc
 
 
