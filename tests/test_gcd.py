@@ -119,8 +119,7 @@ def test_gcd_empty_and_errors():
         G.gcd(1.5, 3)
     with pytest.raises(TypeError, match="element 1"):
         G.gcd([1, True], [1, 2])
-    with pytest.raises(ValueError, match="negative"):
-        G.gcd([4, -2], 2)
+    assert G.gcd([4, -2], 2).tolist() == [2, 2]      # magnitudes, as math.gcd
 
 
 def test_gcd_small_work_groups(rng, small_ctx):
@@ -274,8 +273,9 @@ def test_invert_errors():
         G.invert([1, 2, 3], [5, 7])
     with pytest.raises(TypeError):
         G.invert("3", 7)
-    with pytest.raises(ValueError, match="negative"):
-        G.invert(-3, 7)
+    assert G.invert(-3, 7) == pow(-3, -1, 7)          # reduced mod m first, as Python
+    with pytest.raises(ValueError, match="negative at index 0"):
+        G.invert(3, -7)
     r, ok = G.invert(clbig.array([], bits=32), clbig.array([], bits=64), strict=False)
     assert len(r) == 0 and r.bits == 64 and ok.dtype == np.bool_ and len(ok) == 0
 
