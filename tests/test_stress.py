@@ -163,36 +163,10 @@ def test_long_session(ctx):
     print(f"\n{SESSION_OPS} operations {counts} in {time.perf_counter() - t0:.1f} s")
 
 
-def test_threads_share_a_context(ctx):
-    """THREADS threads each running THREAD_OPS mixed operations on the one shared context,
-    with a tiny switch interval so threads interleave between any two bytecodes."""
+def _in_threads(work):
+    """work(t) in THREADS threads at once, with a 1 µs switch interval so that threads
+    interleave between any two bytecodes."""
     import sys
-    errors = []
-    old = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)
-    try:
-        ts = [threading.Thread(target=_run, args=(f"{BASE_SEED}:thread{t}", ctx, THREAD_OPS, errors))
-              for t in range(THREADS)]
-        for t in ts:
-            t.start()
-        for t in ts:
-            t.join()
-    finally:
-        sys.setswitchinterval(old)
-    assert not errors, f"{len(errors)} thread(s) failed; first: {errors[0]}"
-
-
-def test_threads_same_kernel(ctx):
-    """The issue's reproducer: threads launching the same cached kernel with their own
-    arguments (squares of their own arrays)."""
-    import sys
-    xs = [[3 ** 150 + 97 * t + i for i in range(8)] for t in range(THREADS)]
-    arrs = [clbig.array(x, bits=256) for x in xs]
-    bad = []
-
-    def work(t):
-        for _ in range(60 * SCALE):
-            bad.append((arrs[t] * arrs[t]).tolist() != [x * x for x in xs[t]])
     old = sys.getswitchinterval()
     sys.setswitchinterval(1e-6)
     try:
@@ -203,5 +177,26 @@ def test_threads_same_kernel(ctx):
             t.join()
     finally:
         sys.setswitchinterval(old)
+
+
+def test_threads_share_a_context(ctx):
+    """THREADS threads each running THREAD_OPS mixed operations on the one shared context,
+    with a tiny switch interval so threads interleave between any two bytecodes."""
+    errors = []
+    _in_threads(lambda t: _run(f"{BASE_SEED}:thread{t}", ctx, THREAD_OPS, errors))
+    assert not errors, f"{len(errors)} thread(s) failed; first: {errors[0]}"
+
+
+def test_threads_same_kernel(ctx):
+    """The issue's reproducer: threads launching the same cached kernel with their own
+    arguments (squares of their own arrays)."""
+    xs = [[3 ** 150 + 97 * t + i for i in range(8)] for t in range(THREADS)]
+    arrs = [clbig.array(x, bits=256) for x in xs]
+    bad = []
+
+    def work(t):
+        for _ in range(60 * SCALE):
+            bad.append((arrs[t] * arrs[t]).tolist() != [x * x for x in xs[t]])
+    _in_threads(work)
     assert len(bad) == THREADS * 60 * SCALE
     assert sum(bad) == 0, f"{sum(bad)} of {len(bad)} squares wrong"
