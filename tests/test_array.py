@@ -284,7 +284,10 @@ def test_pickle_to_a_fresh_process(rng, tmp_path):
             "assert all(isinstance(a, clbig.BigIntArray) for a in arrs)\n"
             "assert all(a.ctx is clbig.current_context() for a in arrs)\n"
             "pickle.dump([(a.tolist(), a.bits) for a in arrs], open(sys.argv[1] + '.out', 'wb'))\n")
-    p = subprocess.run([sys.executable, "-c", code, str(f)], capture_output=True, text=True, timeout=300)
+    # cwd: `python -c` puts the current directory first on sys.path, and from a checkout that
+    # would import its clbig instead of the installed one.
+    p = subprocess.run([sys.executable, "-c", code, str(f)], capture_output=True, text=True, timeout=300,
+                       cwd=tmp_path)
     assert p.returncode == 0, p.stderr
     got = pickle.loads((tmp_path / "arrays.pickle.out").read_bytes())
     assert got == [(v, b) for v, b in cases]

@@ -362,7 +362,8 @@ def test_corrupt_pyopencl_cache_recovers(tmp_path):
     env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path),
                POCL_CACHE_DIR=os.environ.get("POCL_CACHE_DIR") or os.path.join(platformdirs.user_cache_dir(), "pocl"))
     code = "import clbig; print((clbig.array([2**64 - 1, 5]) + 1).tolist())"
-    p = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    p = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300,
+                       cwd=tmp_path)   # not the checkout: `-c` imports from the current directory
     assert p.returncode == 0, p.stderr
     assert p.stdout.strip() == str([2 ** 64, 6])
     assert "corrupt" in p.stderr and name in p.stderr
