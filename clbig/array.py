@@ -45,7 +45,7 @@ def check_bits(bits, what: str = "bits") -> int:
 
 def check_context(ctx) -> Context | None:
     """`ctx` (None stays None: the current context); TypeError for anything but a Context."""
-    if ctx is not None and not isinstance(ctx, Context):
+    if ctx is not None and not isinstance(ctx, Context) and not getattr(ctx, "is_multi", False):
         raise TypeError(f"ctx must be a clbig.Context, got {type(ctx).__name__}")
     return ctx
 
@@ -67,12 +67,13 @@ def check_fits(ctx: Context, n: int, bits: int, what: str) -> None:
     nbytes = n * limbs_for(bits) * 4
     limit = ctx.__dict__.get("_max_alloc")
     if limit is None:
-        limit = ctx._max_alloc = int(ctx.device.max_mem_alloc_size)
+        limit = ctx._max_alloc = min(int(ctx.device.max_mem_alloc_size), ctx.memory)
     if nbytes > limit:
+        capped = ctx.memory < int(ctx.device.global_mem_size)
         raise MemoryError(
             f"{what}: {n} values of {bits} bits need {_gib(nbytes)} in one buffer, but {ctx.name} "
             f"allocates at most {_gib(limit)} in one buffer (max_mem_alloc_size; "
-            f"{_gib(ctx.device.global_mem_size)} of global memory)")
+            f"{_gib(ctx.memory)} of global memory{', capped by max_memory' if capped else ''})")
 
 
 def _check_value(i, v):
@@ -138,6 +139,18 @@ def _pack(vals: list, bits: int) -> np.ndarray:
     return np.frombuffer(raw, dtype="<u4").reshape(len(vals), m).astype(np.uint32, copy=False)
 
 
+def limbs_as(host: np.ndarray, dtype) -> np.ndarray:
+    """(n, m) uint32 limbs as to_limbs returns them: uint32, or uint64 (limbs paired)."""
+    dtype = np.dtype(dtype)
+    if dtype == np.uint32:
+        return host
+    if dtype == np.uint64:
+        if host.shape[1] % 2:
+            host = np.concatenate([host, np.zeros((host.shape[0], 1), np.uint32)], axis=1)
+        return np.ascontiguousarray(host).view("<u8").astype(np.uint64, copy=False)
+    raise TypeError(f"to_limbs: dtype must be uint32 or uint64, not {dtype}")
+
+
 def limbs_to_ints(limbs: np.ndarray) -> list[int]:
     limbs = np.ascontiguousarray(limbs, dtype="<u4")
     return [int.from_bytes(row.tobytes(), "little") for row in limbs]
@@ -185,14 +198,7 @@ class BigIntArray:
                 i = int(np.argmax(bad))
                 raise ValueError(f"to_limbs: element {i} is negative; limbs hold magnitudes "
                                  "(to_limbs(magnitude=True) gives them, sign() the signs)")
-        dtype = np.dtype(dtype)
-        if dtype == np.uint32:
-            return host
-        if dtype == np.uint64:
-            if host.shape[1] % 2:
-                host = np.concatenate([host, np.zeros((host.shape[0], 1), np.uint32)], axis=1)
-            return np.ascontiguousarray(host).view("<u8").astype(np.uint64, copy=False)
-        raise TypeError(f"to_limbs: dtype must be uint32 or uint64, not {dtype}")
+        return limbs_as(host, dtype)
 
     def tolist(self) -> list[int]:
         if radix.worth_it(self.bits) and len(self):
@@ -402,9 +408,11 @@ def array(values, bits: int | None = None, ctx: Context | None = None) -> BigInt
         values = list(values)
     except TypeError:
         raise TypeError(f"clbig.array expects an iterable of integers, got {type(values).__name__}") from None
-    ctx = check_context(ctx)
+    ctx = check_context(ctx) or current_context()
+    if getattr(ctx, "is_multi", False):   # several devices: rows spread over them
+        from . import multi
+        return multi.array(values, bits, ctx)
     vals, bits, neg = checked_signed(values, bits)
-    ctx = ctx or current_context()
     check_fits(ctx, len(vals), bits, "clbig.array")
     if vals and radix.worth_it(bits) and all(type(v) is int for v in vals):
         return BigIntArray(ctx, radix.upload(ctx, vals, limbs_for(bits)), bits, neg)
@@ -449,5 +457,8 @@ def from_limbs(limbs, bits: int | None = None, ctx: Context | None = None, sign=
                             f"got {s.dtype} of shape {s.shape}")
         neg = s < 0
     ctx = ctx or current_context()
+    if getattr(ctx, "is_multi", False):
+        from . import multi
+        return multi.from_limbs_split(arr, bits, ctx, None if sign is None else np.asarray(sign))
     check_fits(ctx, arr.shape[0], bits, "clbig.from_limbs")
     return _upload(ctx, arr, bits, neg)

@@ -237,9 +237,31 @@ class Context:
     contexts nest and the previous one comes back on exit.
     """
 
+    def __new__(cls, device=None, **caps):
+        # A list of selectors: several devices used as one (clbig.multi.Devices).
+        if isinstance(device, (list, tuple)):
+            from .multi import Devices
+            return Devices(device, **caps)
+        return super().__new__(cls)
+
+    @classmethod
+    def all(cls, kind: str | None = None, **caps):
+        """Every device (of `kind`: 'gpu' or 'cpu') whose compiler works, as one Devices."""
+        if kind is not None and str(kind).lower() not in ("gpu", "cpu"):
+            raise ValueError(f"Context.all: kind must be 'gpu', 'cpu' or None, not {kind!r}")
+        check_cache_folder()
+        picked = [d for d, info in zip(_cl_devices(), devices())
+                  if (kind is None or info.type == str(kind).upper()) and _compiles(d)]
+        if not picked:
+            raise RuntimeError(f"Context.all({kind!r}): no usable OpenCL device"
+                               + (f" of type {kind}" if kind else "") + " (python -m clbig info lists them)")
+        from .multi import Devices
+        return Devices(picked, **caps)
+
     def __init__(self, device=None, *, max_work_group_size: int | None = None,
-                 max_local_mem: int | None = None):
-        for name, cap in (("max_work_group_size", max_work_group_size), ("max_local_mem", max_local_mem)):
+                 max_local_mem: int | None = None, max_memory: int | None = None):
+        for name, cap in (("max_work_group_size", max_work_group_size), ("max_local_mem", max_local_mem),
+                          ("max_memory", max_memory)):
             if cap is not None and (isinstance(cap, bool) or not isinstance(cap, numbers.Integral)):
                 raise TypeError(f"{name} must be an integer, got {cap!r}")
             if cap is not None and cap < 1:
@@ -278,6 +300,10 @@ class Context:
         self.local_mem = int(self.device.local_mem_size)
         if max_local_mem is not None:
             self.local_mem = min(self.local_mem, int(max_local_mem))
+        # Capping the device memory clbig plans with makes batches stream on small sizes (tests).
+        self.memory = int(self.device.global_mem_size)
+        if max_memory is not None:
+            self.memory = min(self.memory, int(max_memory))
         self.max_items = min(int(self.device.max_work_group_size), 1024)
         if max_work_group_size is not None:
             if max_work_group_size < 1:

@@ -12,6 +12,7 @@ from .add_n import vec_ok
 from .array import BigIntArray
 from .ops import _check_bits, add_fixed, mul_low, operands
 from .render import DoesNotFit, kernel, launch
+from .multi import rows
 
 
 def _setup(a, b, bits):
@@ -22,6 +23,7 @@ def _setup(a, b, bits):
     return a, b, n, sa, sb, bits, mr, top
 
 
+@rows("add")
 def six_add(a, b, bits: int | None = None) -> BigIntArray:
     """6a + 10b mod 2**bits by six chained additions in one kernel."""
     a, b, n, sa, sb, bits, mr, top = _setup(a, b, bits)
@@ -49,6 +51,7 @@ def six_add(a, b, bits: int | None = None) -> BigIntArray:
     return add_fixed(t5, b, bits)[0]
 
 
+@rows("mul")
 def poly(a, b, bits: int | None = None, fused: bool | None = None) -> BigIntArray:
     """(a·a + b)·(b·b + b) + a·b mod 2**bits.
 

@@ -27,6 +27,7 @@ import numpy as np
 from . import gcd_n, signs
 from .array import BigIntArray, from_limbs, limbs_for
 from .ops import _is_scalar, add, divmod_arrays, floordiv, mod, mul, operands, sub
+from .multi import rows
 
 
 def _empty(ctx, bits: int) -> BigIntArray:
@@ -39,6 +40,7 @@ def _check_fail(stat, what: str):
         raise RuntimeError(f"{what}: the binary GCD exceeded its round bound at index {int(bad[0])}")
 
 
+@rows("gcd")
 def gcd(a, b):
     """gcd(a_i, b_i), exact (gcd(0, 0) = 0). Two plain ints give an int."""
     if _is_scalar(a) and _is_scalar(b):
@@ -59,6 +61,7 @@ def gcd(a, b):
     return BigIntArray(ctx, out, bits)
 
 
+@rows("gcd")
 def invert(a, m, strict: bool = True):
     """a_i^-1 mod m_i (pow(a, -1, m) semantics), capacity m.bits; see the module doc."""
     if _is_scalar(a) and _is_scalar(m):

@@ -27,6 +27,7 @@ import pyopencl as cl
 from . import mont, ops
 from .array import BigIntArray, array
 from .ops import _coerce, _is_scalar
+from .multi import rows
 
 
 def _limb0(m: BigIntArray) -> np.ndarray:
@@ -49,6 +50,19 @@ class Modulus:
         if isinstance(m, Modulus):
             m = m.m
         ctx = m.ctx if isinstance(m, BigIntArray) else (ctx or ops.current_context())
+        if getattr(ctx, "is_multi", False):
+            # Several devices: the moduli as a SplitArray; each piece an operation runs on makes
+            # (and keeps) a Modulus of its own device (clbig.multi.piece).
+            arr = m if isinstance(m, BigIntArray) else array([m] if _is_scalar(m) else list(m), ctx=ctx)
+            for test, why in (("eq", "modulus is 0 at index {}"), ("lt", "operand m: element {} is negative "
+                                                                   "(this operation takes non-negative integers only)")):
+                bad = ops.compare(arr, 0, test)
+                if bad.any():
+                    raise ValueError(why.format(int(np.argmax(bad))))
+            self.m, self.ctx, self._host, self._r2, self._even = arr, ctx, None, {}, None
+            self.n, self.bits, self.nm = len(arr), arr.bits, arr.m
+            self.odd = (arr.to_limbs(magnitude=True)[:, 0] & 1).astype(bool)
+            return
         if _is_scalar(m) or isinstance(m, (list, tuple)):
             vals = [m] if _is_scalar(m) else list(m)
             arr = _coerce(vals, ctx, "m")               # type / sign errors first
@@ -154,6 +168,7 @@ def _python_base(x: BigIntArray, M: "Modulus") -> BigIntArray:
 
 
 # -- powmod -------------------------------------------------------------------------------
+@rows("mod")
 def powmod(a, e, m):
     """a^e mod m per element (pow(a, e, m)); e >= 0, any m >= 1 (a Modulus too). Capacity
     m.bits; three plain ints give an int. ValueError names the first zero modulus."""
@@ -225,6 +240,7 @@ def _powmod_composed(a, e, M: Modulus, n: int):
 
 
 # -- mulmod -------------------------------------------------------------------------------
+@rows("mod")
 def mulmod(a, b, m):
     """(a * b) mod m per element in one pass (Montgomery, no full product in memory) for odd
     m; even m and moduli too long for one work-group by clbig.mul then clbig.mod. Capacity

@@ -17,6 +17,7 @@ import pyopencl as cl
 from . import add_n, compare as _compare, div_q, signs
 from .array import BigIntArray, array, check_bits, check_fits, check_unsigned, limbs_for  # noqa: F401
 from .devices import current_context
+from .multi import rows
 
 _MPZ = type(gmpy2.mpz(0))
 
@@ -102,6 +103,7 @@ def _memory_errors(fn):
 
 
 # -- addition and subtraction -------------------------------------------------------------
+@rows("add")
 @_memory_errors
 def add(a, b) -> BigIntArray:
     """Exact a + b, any signs; the result's capacity is max(a.bits, b.bits) + 1 (max(a.bits,
@@ -115,6 +117,7 @@ def add(a, b) -> BigIntArray:
     return _wrap(a.ctx, out, bits)
 
 
+@rows("add")
 @_memory_errors
 def sub(a, b) -> BigIntArray:
     """Exact a - b, negative where b > a; capacity max(a.bits, b.bits) (plus one where some
@@ -125,6 +128,7 @@ def sub(a, b) -> BigIntArray:
     return signs.sub_unsigned(a, b, n, sa, sb)
 
 
+@rows("add")
 @_memory_errors
 def add_fixed(a, b, bits: int | None = None):
     """((a + b) mod 2**bits, carry), carry a numpy bool array true exactly where
@@ -143,6 +147,7 @@ def add_fixed(a, b, bits: int | None = None):
     return _wrap(a.ctx, out, bits), carry
 
 
+@rows("add")
 @_memory_errors
 def add_low(a, b, bits: int | None = None) -> BigIntArray:
     """(a + b) mod 2**bits without the carry: one launch and no wait for the device (callers
@@ -155,6 +160,7 @@ def add_low(a, b, bits: int | None = None) -> BigIntArray:
     return _wrap(a.ctx, out, bits)
 
 
+@rows("add")
 @_memory_errors
 def sub_fixed(a, b, bits: int | None = None):
     """((a - b) mod 2**bits, borrow), borrow a numpy bool array true exactly where a < b,
@@ -177,6 +183,7 @@ _CMP = {
 }
 
 
+@rows("add")
 @_memory_errors
 def compare(a, b, which: str = "cmp") -> np.ndarray:
     """Elementwise signed comparison: which in lt, le, gt, ge, eq, ne gives a bool array;
@@ -197,6 +204,7 @@ def compare(a, b, which: str = "cmp") -> np.ndarray:
 
 
 # -- multiplication -----------------------------------------------------------------------
+@rows("mul")
 @_memory_errors
 def mul(a, b, algorithm: str = "auto"):
     """Exact a * b; the result's capacity is a.bits + b.bits. Two plain ints give an int.
@@ -216,6 +224,7 @@ def mul(a, b, algorithm: str = "auto"):
     return BigIntArray(a.ctx, out, bits, signs.product_neg(a, b, n, sa, sb))
 
 
+@rows("mul")
 @_memory_errors
 def mul_low(a, b, bits: int | None = None, algorithm: str = "auto") -> BigIntArray:
     """(a * b) mod 2**bits, bits defaulting to max(a.bits, b.bits): the wrap-around product."""
@@ -238,6 +247,7 @@ def _shift_amount(k) -> int:
     return k
 
 
+@rows("add")
 @_memory_errors
 def shift_left(a, k) -> BigIntArray:
     """a << k, exact, the sign kept: the capacity grows to a.bits + k."""
@@ -252,6 +262,7 @@ def shift_left(a, k) -> BigIntArray:
     return BigIntArray(a.ctx, out, bits, a.neg)
 
 
+@rows("add")
 @_memory_errors
 def shift_right(a, k) -> BigIntArray:
     """a >> k (floor division by 2**k, as Python's: -1 >> k == -1); the capacity shrinks to
@@ -268,6 +279,7 @@ def shift_right(a, k) -> BigIntArray:
 
 # -- division -----------------------------------------------------------------------------
 # Note: `divmod` below shadows the builtin inside this module (it is clbig.divmod).
+@rows("div")
 @_memory_errors
 def divmod(a, b, algorithm: str = "auto"):
     """(a // b, a % b), exact (clbig.div_q), with Python's floor semantics for signed values
@@ -298,17 +310,20 @@ def divmod_arrays(a: BigIntArray, b: BigIntArray, n: int, sa: int, sb: int, **kw
     return BigIntArray(a.ctx, q, a.bits), BigIntArray(a.ctx, r, b.bits)
 
 
+@rows("div")
 def floordiv(a, b, algorithm: str = "auto"):
     """a // b, exact; capacity a.bits (see divmod). Two plain ints give an int."""
     return divmod(a, b, algorithm)[0]
 
 
+@rows("div")
 def mod(a, b, algorithm: str = "auto"):
     """a % b, exact; capacity b.bits (see divmod). Two plain ints give an int."""
     return divmod(a, b, algorithm)[1]
 
 
 # -- signs, bitwise operations, powers ------------------------------------------------------
+@rows("div")
 def isqrt(a) -> BigIntArray:
     """floor(sqrt(a)) of every element (math.isqrt), exact, capacity ceil(a.bits / 2);
     ValueError naming the first negative element."""

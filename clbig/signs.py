@@ -25,6 +25,7 @@ import numpy as np
 from . import add_n, bitwise as _bitwise, compare as _compare
 from .add_n import CTL_CIN, CTL_DROP_B, CTL_NOT_B, CTL_NOT_R
 from .array import BigIntArray, check_fits, limbs_for
+from .multi import rows
 
 _KEEP, _PLUS1, _MINUS1 = CTL_DROP_B, CTL_DROP_B | CTL_CIN, CTL_DROP_B | CTL_NOT_B
 
@@ -153,12 +154,14 @@ def product_neg(a: BigIntArray, b: BigIntArray, n: int, sa: int, sb: int):
     return neg_of(a, n, sa) ^ neg_of(b, n, sb)
 
 
+@rows("add")
 def negative(x: BigIntArray) -> BigIntArray:
     """-x: the same magnitudes (shared: operations never write into an array), signs flipped."""
     neg = np.ones(len(x), bool) if x.neg is None else ~x.neg
     return with_neg(x, neg)
 
 
+@rows("add")
 def invert(x: BigIntArray) -> BigIntArray:
     """~x = -x - 1: |x| + 1 (negative) where x >= 0, |x| - 1 (non-negative) where x < 0."""
     neg = clean_neg(x)
@@ -201,6 +204,7 @@ def shift_right(a: BigIntArray, k: int, shift_mag):
 _IO = {"and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor}
 
 
+@rows("add")
 def bitwise(op: str, a, b) -> BigIntArray:
     """a & b, a | b, a ^ b with Python's semantics (see module doc). Capacity max(a.bits,
     b.bits), plus one where a result is negative (-(2^bits) = -(2^bits - 1) & -2)."""
@@ -244,6 +248,7 @@ def select(pick_b: np.ndarray, a: BigIntArray, b: BigIntArray, bits: int) -> Big
 
 
 # -- powers and square roots ----------------------------------------------------------------
+@rows("mul")
 def power(x: BigIntArray, e) -> BigIntArray:
     """x ** e for an integer e >= 0, exact (capacity x.bits * e): squares and products."""
     from . import ops

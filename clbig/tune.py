@@ -32,6 +32,11 @@ def _entry_problems(entry) -> list[str]:
         if k in mul_n.DEFAULT_CROSSOVERS:
             if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1:
                 bad.append(f"{k} = {v!r} is not a positive integer")
+        elif k == "speeds":
+            if not isinstance(v, dict) or not all(
+                    f in FAMILIES and isinstance(x, numbers.Real) and not isinstance(x, bool) and x > 0
+                    for f, x in v.items()):
+                bad.append(f"speeds is not an object of {{{', '.join(FAMILIES)}: operations per second > 0}}")
         elif k in _WINNERS:
             if not isinstance(v, dict) or not all(
                     isinstance(s, str) and s.isdigit() and a in mul_n.ALGORITHMS for s, a in v.items()):
@@ -74,6 +79,42 @@ def read_table(path: Path) -> dict:
 def tuned(ctx) -> dict:
     """This device's tuned crossovers from the tuning file ({} where none are stored)."""
     return read_table(mul_n.tuning_file()).get(mul_n.device_key(ctx), {})
+
+
+#: Families of operations whose speeds weigh how a Devices context splits a batch (clbig.multi).
+FAMILIES = ("add", "mul", "div", "mod", "gcd")
+
+
+def speed(ctx, family: str) -> float | None:
+    """This device's measured operations per second for `family` (None: not tuned)."""
+    speeds = ctx.__dict__.get("_speeds")
+    if speeds is None:
+        speeds = ctx._speeds = dict(tuned(ctx).get("speeds", {}))
+    return speeds.get(family)
+
+
+def measure_speeds(ctx, total: int, progress=None) -> dict:
+    """{family: operations per second} on batches of `total` bits in all (2048-bit values)."""
+    import random
+    from . import ops
+    from .gcd import gcd
+    from .modular import powmod
+    rng = random.Random(7)
+    n = max(64, total // 2048)
+    with ctx:
+        a = ops.array([rng.getrandbits(2048) for _ in range(n)])
+        b = ops.array([rng.getrandbits(2048) | 1 for _ in range(n)])
+        c = ops.array([rng.getrandbits(1024) | 1 for _ in range(n)])
+        ab = ops.mul(a, b)
+        runs = {"add": lambda: ops.add(a, b), "mul": lambda: ops.mul(a, b),
+                "div": lambda: ops.divmod(ab, b), "mod": lambda: powmod(c, 65537, b),
+                "gcd": lambda: gcd(a, b)}
+        out = {}
+        for fam, f in runs.items():
+            out[fam] = n / _time(ctx, f, 2)
+            if progress:
+                progress(f"speed {fam}: {out[fam]:.4g} per second (2048 bits)")
+    return out
 
 
 def _writable(path: Path) -> None:
@@ -173,6 +214,7 @@ def tune(ctx=None, quick: bool = False, progress=print) -> dict:
         "ssa_from_bits_few": _crossover(single, "ssa", "ntt") or never,
         "winners": winners(batch), "winners_few": winners(single),
         "winners_low": winners(batch_low), "winners_low_few": winners(single_low),
+        "speeds": measure_speeds(ctx, total, progress),
     }
     table = read_table(path)   # other devices' entries stay; an unusable file is replaced
     table[mul_n.device_key(ctx)] = found
@@ -182,4 +224,5 @@ def tune(ctx=None, quick: bool = False, progress=print) -> dict:
         raise OSError(e.errno, f"cannot write the tuning file {path} ({e.strerror or e}): set "
                       "CLBIG_TUNING_FILE to a writable file") from e
     ctx.__dict__.pop("_mul_crossovers", None)
+    ctx.__dict__.pop("_speeds", None)
     return dict(found, file=str(path), batch=batch, single=single)

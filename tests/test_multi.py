@@ -1,0 +1,271 @@
+"""Several devices as one context (clbig.multi) and streaming past a device's memory (clbig.stream).
+
+The split tests use the session's context and the small-work-group context as two "devices"
+(same PoCL device, two OpenCL contexts, different launch plans: kernels are reused). One test
+runs in a fresh process with POCL_DEVICES="pthread pthread", PoCL's two CPU devices of one
+platform. Every expected value comes from Python ints / gmpy2.
+"""
+from __future__ import annotations
+
+import math
+import os
+import subprocess
+import sys
+import threading
+
+import gmpy2
+import numpy as np
+import pytest
+
+import clbig
+from clbig.multi import Devices, SplitArray
+
+N = 21
+
+
+@pytest.fixture(scope="module")
+def two(ctx, small_ctx_obj):
+    return clbig.Context([ctx, small_ctx_obj])
+
+
+def _vals(rng, n, bits, lo=0):
+    return [max(lo, rng.getrandbits(bits)) for _ in range(n)]
+
+
+def test_context_list_gives_devices(two, ctx):
+    assert isinstance(two, Devices) and len(two) == 2 and two.contexts[0] is ctx
+    with two:
+        a = clbig.array(list(range(N)))
+    assert isinstance(a, SplitArray) and isinstance(a, clbig.BigIntArray)
+    assert [(s, e) for _, s, e in a.placement] == [(0, 10), (10, 21)]
+    assert a.tolist() == list(range(N)) and len(a) == N
+
+
+@pytest.mark.parametrize("n", [1, 2, N])
+def test_every_operation_exact_when_split(two, rng, n):
+    xs = _vals(rng, n, 700) + []
+    ys = _vals(rng, n, 300, lo=1)
+    xs[0], ys[-1] = 2 ** 700 - 1, 2 ** 300 - 1           # carry chains
+    ms = [y | 1 for y in ys]
+    with two:
+        a, b = clbig.array(xs), clbig.array(ys)
+        checks = {
+            "add": ((a + b).tolist(), [x + y for x, y in zip(xs, ys)]),
+            "sub": ((b - a).tolist(), [y - x for x, y in zip(xs, ys)]),
+            "mul": ((a * b).tolist(), [x * y for x, y in zip(xs, ys)]),
+            "square": ((a * a).tolist(), [x * x for x in xs]),
+            "mul_low": (clbig.mul_low(a, b, 500).tolist(), [x * y % 2 ** 500 for x, y in zip(xs, ys)]),
+            "floordiv": ((a // b).tolist(), [x // y for x, y in zip(xs, ys)]),
+            "mod": ((a % b).tolist(), [x % y for x, y in zip(xs, ys)]),
+            "shift": (((a << 37) >> 5).tolist(), [x << 32 for x in xs]),
+            "neg_and": ((-a & b).tolist(), [-x & y for x, y in zip(xs, ys)]),
+            "pow": ((b ** 3).tolist(), [y ** 3 for y in ys]),
+            "isqrt": (clbig.isqrt(a).tolist(), [math.isqrt(x) for x in xs]),
+            "powmod": (clbig.powmod(a, 65537, ms).tolist(), [pow(x, 65537, m) for x, m in zip(xs, ms)]),
+            "mulmod": (clbig.mulmod(a, a, ms).tolist(), [x * x % m for x, m in zip(xs, ms)]),
+            "gcd": (clbig.gcd(a, b).tolist(), [math.gcd(x, y) for x, y in zip(xs, ys)]),
+            "six_add": (clbig.fused.six_add(a, b, 800).tolist(), [(6 * x + 10 * y) % 2 ** 800 for x, y in zip(xs, ys)]),
+            "poly": (clbig.fused.poly(b, b, 640).tolist(),
+                     [((y * y + y) * (y * y + y) + y * y) % 2 ** 640 for y in ys]),
+        }
+        q, r = divmod(a, b)
+        checks["divmod"] = (q.tolist() + r.tolist(), [x // y for x, y in zip(xs, ys)] + [x % y for x, y in zip(xs, ys)])
+        s, c = clbig.add_fixed(a, a, 700)
+        checks["add_fixed"] = (s.tolist() + c.tolist(), [(2 * x) % 2 ** 700 for x in xs] + [2 * x >= 2 ** 700 for x in xs])
+        checks["compare"] = (clbig.compare(a, b).tolist(), [(x > y) - (x < y) for x, y in zip(xs, ys)])
+        inv, ok = clbig.invert(a, ms, strict=False)
+        want = [int(gmpy2.invert(x, m)) if math.gcd(x, m) == 1 else 0 for x, m in zip(xs, ms)]
+        checks["invert"] = (inv.tolist() + ok.tolist(), want + [math.gcd(x, m) == 1 for x, m in zip(xs, ms)])
+    for name, (got, want) in checks.items():
+        assert got == want, name
+    assert isinstance(q, SplitArray) and len(q.placement) == (1 if n == 1 else 2)
+
+
+def test_one_number_runs_on_the_fastest_device(two, rng):
+    fast = two.contexts[1]
+    fast._speeds = {"mul": 10.0}
+    two.contexts[0]._speeds = {"mul": 1.0}
+    try:
+        x = rng.getrandbits(5000)
+        with two:
+            p = clbig.mul([x], [x + 1])
+        assert p.tolist() == [x * (x + 1)] and p.placement == [(fast.name, 0, 1)]
+        assert p.parts[0][1].ctx is fast
+        assert clbig.powmod(3, 10 ** 6, 10 ** 9 + 7) is not None
+    finally:
+        del two.contexts[0]._speeds, fast._speeds
+
+
+def test_split_follows_tuned_speeds(two, rng):
+    two.contexts[0]._speeds = {"mul": 3.0, "add": 1.0}
+    two.contexts[1]._speeds = {"mul": 1.0, "add": 1.0}
+    try:
+        xs, ys = _vals(rng, 40, 200), _vals(rng, 40, 200)
+        with two:
+            p = clbig.mul(xs, ys)                 # lists: laid out by the mul family's speeds
+            a = clbig.array(xs)                   # arrays: by add's
+        assert [e - s for _, s, e in p.placement] == [30, 10]
+        assert [e - s for _, s, e in a.placement] == [20, 20]
+        assert p.tolist() == [x * y for x, y in zip(xs, ys)]
+        c = a * clbig.array(ys, ctx=two)          # an existing split keeps its rows where they are
+        assert [e - s for _, s, e in c.placement] == [20, 20]
+        assert c.tolist() == p.tolist()
+    finally:
+        del two.contexts[0]._speeds, two.contexts[1]._speeds
+
+
+def test_differently_placed_operands_move(two, ctx, small_ctx_obj, rng):
+    xs, ys = _vals(rng, N, 400), _vals(rng, N, 400)
+    with two:
+        a = clbig.array(xs)
+        b = a[3:] if False else clbig.array(ys)
+    uneven = SplitArray(two, [(1, clbig.array(ys[:5], ctx=small_ctx_obj)), (0, clbig.array(ys[5:], ctx=ctx))])
+    plain_here = clbig.array(ys, ctx=ctx)
+    other = clbig.Context(max_work_group_size=4)            # not one of the devices
+    plain_there = clbig.array(ys, ctx=other)
+    want = [x + y for x, y in zip(xs, ys)]
+    for y in (b, uneven, plain_here, plain_there, ys):
+        got = a + y
+        assert isinstance(got, SplitArray) and got.tolist() == want, type(y)
+    assert (uneven + a).tolist() == want
+    assert (a[4:17] + b[2:15]).tolist() == [x + y for x, y in zip(xs[4:17], ys[2:15])]
+    assert (a[::2] * 3).tolist() == [3 * x for x in xs[::2]]
+    assert a[12] == xs[12] and a[-1] == xs[-1]
+
+
+def test_broadcasting_and_shared_modulus(two, rng):
+    xs = _vals(rng, N, 1000)
+    m = rng.getrandbits(1024) | 1 | (1 << 1023)
+    with two:
+        a = clbig.array(xs)
+        M = clbig.Modulus(m)
+        one = clbig.array([m])
+        assert clbig.powmod(a, 2 ** 100 + 1, M).tolist() == [pow(x, 2 ** 100 + 1, m) for x in xs]
+        assert clbig.powmod(a, 5, one).tolist() == [pow(x, 5, m) for x in xs]
+        assert (a % m).tolist() == [x % m for x in xs]
+        assert (7 * a).tolist() == [7 * x for x in xs]
+        Ms = clbig.Modulus([x | 1 for x in xs])
+        assert clbig.mulmod(a, a, Ms).tolist() == [x * x % (x | 1) for x in xs]
+        assert clbig.mulmod(a, a, Ms).tolist() == [x * x % (x | 1) for x in xs]   # pieces kept
+        assert len(Ms.__dict__["_pieces"]) == 2
+        em = [x | 1 for x in xs]
+        em[4] = 2 ** 200                                    # an even modulus among odd ones
+        assert clbig.powmod(a, 3, em).tolist() == [pow(x, 3, v) for x, v in zip(xs, em)]
+
+
+def test_errors_name_whole_batch_indices(two, rng):
+    xs = _vals(rng, N, 300, lo=1)
+    with two:
+        a = clbig.array(xs)
+        bad = list(xs)
+        bad[17] = 0
+        with pytest.raises(ZeroDivisionError, match="index 17"):
+            a // bad
+        with pytest.raises(ValueError, match="index 17"):
+            clbig.powmod(a, 3, bad)
+        with pytest.raises(ValueError, match="index 17"):
+            clbig.Modulus(bad)
+        neg = list(xs)
+        neg[13] = -5
+        with pytest.raises(ValueError, match="element 13"):
+            clbig.mul_low(a, neg, 64)
+        with pytest.raises(ValueError, match="length mismatch"):
+            a + xs[:5]
+        with pytest.raises(TypeError, match="element 19"):
+            clbig.array(xs[:19] + ["7", 1])
+        even = [x * 2 for x in xs]
+        with pytest.raises(ValueError, match="index 11"):
+            clbig.invert(clbig.array([2] * N), [3] * 11 + even[11:])
+    with pytest.raises(ValueError, match="at least one"):
+        clbig.Context([])
+    with pytest.raises(TypeError, match="nested"):
+        clbig.Context([[0]])
+
+
+def test_profile_sees_both_devices(two, rng):
+    xs = _vals(rng, N, 2000)
+    with two, clbig.profile() as p:
+        (clbig.array(xs) * clbig.array(xs)).tolist()
+    queues = {e.command_queue.int_ptr for e in p.events}
+    assert len(queues) == 2 and p.seconds > 0
+
+
+def test_threads_share_devices(two, rng):
+    xs = [_vals(rng, N, 512) for _ in range(4)]
+    bad = []
+
+    def work(t):
+        with two:
+            a = clbig.array(xs[t])
+            for _ in range(8):
+                bad.append((a * a + a).tolist() != [x * x + x for x in xs[t]])
+    ts = [threading.Thread(target=work, args=(t,)) for t in range(4)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    assert len(bad) == 32 and not any(bad)
+
+
+def test_pickle_gathers(two, rng):
+    import pickle
+    xs = [-v for v in _vals(rng, N, 100)]
+    with two:
+        a = clbig.array(xs)
+    b = pickle.loads(pickle.dumps(a))
+    assert not isinstance(b, SplitArray) and b.tolist() == xs
+
+
+# -- streaming ----------------------------------------------------------------------------------
+def test_stream_past_capped_memory(ctx, rng):
+    capped = clbig.Context(ctx.device, max_memory=1 << 18)
+    n = 701
+    xs, ys = _vals(rng, n, 1000), _vals(rng, n, 990, lo=1)
+    ys[5] = 2 ** 990 - 1
+    with capped, clbig.profile() as p:
+        c = clbig.mul(xs, ys)
+        q, r = clbig.divmod(c, ys)
+        small = clbig.array(xs[:3])
+        head = (c[:3] + small).tolist()
+    assert c.tolist() == [x * y for x, y in zip(xs, ys)]
+    assert q.tolist() == xs and r.tolist() == [0] * n
+    assert head == [x * y + x for x, y in zip(xs[:3], ys[:3])]
+    assert all(w == "host" for w, _, _ in c.placement) and len(c.placement) > 2
+    assert len(p.notes) == 2 and all(t.startswith("streamed:") for t in p.notes)
+    bad = list(ys)
+    bad[650] = 0
+    with capped, pytest.raises(ZeroDivisionError, match="index 650"):
+        clbig.floordiv(xs, bad)
+    with capped, pytest.raises(MemoryError, match="capped by max_memory"):
+        clbig.array(xs * 4)                                   # a device array must fit
+
+
+def test_max_memory_is_checked():
+    with pytest.raises(ValueError, match="max_memory"):
+        clbig.Context(max_memory=0)
+    with pytest.raises(TypeError, match="max_memory"):
+        clbig.Context(max_memory=1.5)
+
+
+def test_pocl_two_cpu_devices_in_a_fresh_process(tmp_path):
+    """PoCL's POCL_DEVICES="pthread pthread": two CPU devices of one platform; Context.all('cpu')
+    splits over both (or more, where other CPU runtimes are installed too)."""
+    code = (
+        "import clbig, random\n"
+        "D = clbig.Context.all('cpu')\n"
+        "pocl = [c for c in D.contexts if 'Portable' in c.name]\n"
+        "assert len(pocl) >= 2, D\n"
+        "D = clbig.Context(pocl[:2])\n"
+        "rng = random.Random(5); xs = [rng.getrandbits(3000) for _ in range(9)]; ys = [rng.getrandbits(1500) + 1 for _ in range(9)]\n"
+        "with D:\n"
+        "    a = clbig.array(xs); q, r = divmod(a * a, ys)\n"
+        "    assert len({p[1].ctx.device.int_ptr for p in q.parts}) == 2\n"
+        "assert q.tolist() == [x * x // y for x, y in zip(xs, ys)] and r.tolist() == [x * x % y for x, y in zip(xs, ys)]\n"
+        "print('ok', len(D.contexts))\n")
+    env = dict(os.environ, POCL_DEVICES="pthread pthread")
+    p = subprocess.run([sys.executable, "-c", code], env=env, cwd=tmp_path, capture_output=True, text=True,
+                       timeout=600)
+    if p.returncode and "len(pocl) >= 2" in p.stderr and not os.environ.get("CI"):
+        pytest.skip("no PoCL CPU device here")
+    assert p.returncode == 0, p.stderr[-3000:]
+    assert p.stdout.startswith("ok 2")
