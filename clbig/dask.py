@@ -47,6 +47,7 @@ import dask.array as da
 import numpy as np
 
 from .array import BigIntArray, LIMB_BITS, limbs_for
+from .multi import shifted
 
 # the module (clbig.array, the attribute, is the function that makes arrays)
 _array = importlib.import_module(".array", __package__)
@@ -362,9 +363,6 @@ def _ops():
     }
 
 
-_INDEX = re.compile(r"\b(index|element) (\d+)")
-
-
 def _limbs(res: BigIntArray, op: str, start: int) -> np.ndarray:
     """The result's limbs, or ValueError for its first negative row: this module's limbs hold
     non-negative values only, while clbig's results may be signed (a "-0", which clbig may mark
@@ -400,17 +398,6 @@ def _fit(res: BigIntArray, m: int, op: str, start: int) -> np.ndarray:
     return out
 
 
-def _shifted(e: Exception, start: int) -> Exception:
-    """The same exception with the row index made global (start + the chunk's own index)."""
-    msg = str(e.args[0]) if len(e.args) == 1 and isinstance(e.args[0], str) else None
-    if msg is None or not _INDEX.search(msg) or not start:
-        return e
-    try:
-        return type(e)(_INDEX.sub(lambda g: f"{g.group(1)} {start + int(g.group(2))}", msg, count=1))
-    except Exception:
-        return e
-
-
 def _task(starts, *blocks, op, bits, per_row, out_m, kwargs):
     """One chunk: upload its operands, run `op`, download the result (limbs of out_m columns;
     divmod: quotient and remainder side by side)."""
@@ -430,7 +417,7 @@ def _task(starts, *blocks, op, bits, per_row, out_m, kwargs):
             xs = [_array.from_limbs(b, bits=w, ctx=ctx) for b, w in zip(blocks, bits)]
             res = _ops()[op](*xs, **kwargs)
         except Exception as e:
-            err = _shifted(e, start)
+            err = shifted(e, start)
             if err is e:
                 raise
             raise err from e
