@@ -419,11 +419,9 @@ def array(values, bits: int | None = None, ctx: Context | None = None) -> BigInt
     return _upload(ctx, _pack(vals, bits), bits, neg)
 
 
-def from_limbs(limbs, bits: int | None = None, ctx: Context | None = None, sign=None) -> BigIntArray:
-    """A BigIntArray from an (n, m) numpy array of uint32 or uint64 limbs, little-endian:
-    the magnitudes. `sign`: None (every value non-negative) or n integers (-1/0/1, as
-    BigIntArray.sign gives), the value negative where its sign is below 0."""
-    ctx = check_context(ctx)
+def checked_limbs(limbs, bits: int | None = None) -> tuple[np.ndarray, int]:
+    """(n, m) limbs (uint32 or uint64, little-endian) as contiguous uint32 of bits' limbs, and
+    bits (default: all the limbs hold); errors name the first value that does not fit."""
     arr = np.asarray(limbs)
     if arr.ndim == 1:
         arr = arr[None, :]
@@ -449,13 +447,26 @@ def from_limbs(limbs, bits: int | None = None, ctx: Context | None = None, sign=
         if bits % LIMB_BITS and (arr[:, -1] >> np.uint32(bits % LIMB_BITS)).any():
             i = int(np.nonzero(arr[:, -1] >> np.uint32(bits % LIMB_BITS))[0][0])
             raise OverflowError(f"element {i}: value does not fit bits={bits}")
-    neg = None
-    if sign is not None:
-        s = np.asarray(sign)
-        if s.dtype.kind not in "iu" or s.shape != (arr.shape[0],):
-            raise TypeError(f"from_limbs: sign must be {arr.shape[0]} integers (-1, 0, 1), "
-                            f"got {s.dtype} of shape {s.shape}")
-        neg = s < 0
+    return arr, bits
+
+
+def checked_neg(sign, n: int):
+    """from_limbs' `sign` (None or n integers -1/0/1) as the negative marks (None: none)."""
+    if sign is None:
+        return None
+    s = np.asarray(sign)
+    if s.dtype.kind not in "iu" or s.shape != (n,):
+        raise TypeError(f"from_limbs: sign must be {n} integers (-1, 0, 1), got {s.dtype} of shape {s.shape}")
+    return s < 0
+
+
+def from_limbs(limbs, bits: int | None = None, ctx: Context | None = None, sign=None) -> BigIntArray:
+    """A BigIntArray from an (n, m) numpy array of uint32 or uint64 limbs, little-endian:
+    the magnitudes. `sign`: None (every value non-negative) or n integers (-1/0/1, as
+    BigIntArray.sign gives), the value negative where its sign is below 0."""
+    ctx = check_context(ctx)
+    arr, bits = checked_limbs(limbs, bits)
+    neg = checked_neg(sign, arr.shape[0])
     ctx = ctx or current_context()
     if getattr(ctx, "is_multi", False):
         from . import multi

@@ -141,3 +141,16 @@ def on_device(x):
         from .multi import _upload_rows
         return _upload_rows(x.ctx, x, 0, len(x))
     return x
+
+
+def host(limbs, bits: int | None = None, ctx: Context | None = None, sign=None):
+    """A batch kept in host memory (an (n, m) uint32/uint64 limb array, as clbig.from_limbs
+    takes): operations on it stream it through ctx's device (the current context by default)
+    when it does not fit there, else upload it. No device memory is used until then."""
+    from .array import checked_limbs, checked_neg
+    from .multi import HostRows, SplitArray
+    ctx = ctx or current_context()
+    if getattr(ctx, "is_multi", False):
+        raise TypeError("clbig.stream.host: streaming goes through one device; give one Context")
+    arr, bits = checked_limbs(limbs, bits)
+    return SplitArray(ctx, [(None, HostRows(arr, bits, checked_neg(sign, arr.shape[0])))])

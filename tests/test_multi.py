@@ -269,3 +269,26 @@ def test_pocl_two_cpu_devices_in_a_fresh_process(tmp_path):
         pytest.skip("no PoCL CPU device here")
     assert p.returncode == 0, p.stderr[-3000:]
     assert p.stdout.startswith("ok 2")
+
+
+def test_stream_host_limbs(ctx, rng):
+    """clbig.stream.host: limbs kept in host memory; operations stream them (or upload them
+    when they fit); its checks are from_limbs'."""
+    from clbig import stream
+    capped = clbig.Context(ctx.device, max_memory=1 << 17)
+    n = 333
+    xs = _vals(rng, n, 2048)
+    xs[7] = 2 ** 2048 - 1
+    limbs = clbig.array(xs, bits=2048).to_limbs()
+    h = stream.host(limbs, bits=2048, ctx=capped)
+    assert len(h) == n and h.placement == [("host", 0, n)] and h.tolist() == xs
+    with capped, clbig.profile() as p:
+        sq = h * h
+    assert p.notes and sq.tolist() == [x * x for x in xs]
+    small = stream.host(limbs[:2], ctx=ctx)                       # fits: uploaded, not streamed
+    with ctx, clbig.profile() as p:
+        assert (small + 1).tolist() == [x + 1 for x in xs[:2]] and not p.notes
+    with pytest.raises(OverflowError, match="element 7"):       # the first that needs 2048 bits
+        stream.host(limbs, bits=2047, ctx=capped)
+    with pytest.raises(TypeError, match="one Context"):
+        stream.host(limbs, ctx=clbig.Context([ctx, ctx]))
