@@ -87,6 +87,7 @@ mv+1 limbs of q*v (plus a borrow check) instead of full products; (c) one diviso
 """
 from __future__ import annotations
 
+import functools
 import weakref
 
 import numpy as np
@@ -102,21 +103,45 @@ LIMB = 32
 
 
 # -- the precision schedule, shared by the device driver and the reference model -------------
-def schedule(nf: int, K: int):
-    """Newton steps (j, J, p) from level 1 to nf: iterate j -> J with a p-limb divisor prefix.
+def _levels(nf: int) -> list[int]:
+    """The precisions 1 = l_0 < l_1 < ... < nf, each the least that reaches the next."""
+    levels = [nf]
+    while levels[-1] > 2:
+        levels.append((levels[-1] + 2) // 2)      # the least j with 2j - 1 >= J
+    if levels[-1] == 2:
+        levels.append(1)
+    return levels[::-1]
+
+
+def schedule(nf: int, K: int, start: int = 1):
+    """Newton steps (j, J, p) from level j0 to nf: iterate j -> J with a p-limb divisor prefix,
+    j0 the highest level of at most `start` limbs (see start_level).
 
     A step at most doubles the precision (J <= 2j - 1, and 1 -> 2 first). The levels are
     planned back from nf (each the least that reaches the next), so the last step goes from
     about nf/2 to nf: doubling forward from 1 would overshoot and end on a step of a limb or
     two at full size (4097 -> 4098 for a 2^18-bit batch: two products of full length, 34 of
     its 123 ms on an H100)."""
-    levels = [nf]
-    while levels[-1] > 2:
-        levels.append((levels[-1] + 2) // 2)      # the least j with 2j - 1 >= J
-    if levels[-1] == 2:
-        levels.append(1)
-    levels.reverse()
+    levels = [l for l in _levels(nf) if l >= start_level(nf, K, start)[0]]
     return [(j, J, min(J + 1, K)) for j, J in zip(levels, levels[1:])]
+
+
+# Newton's first levels are short and each still costs a step's 8-10 launches: one schoolbook
+# division (div_basecase, one launch, one barrier round per quotient limb) computes the
+# iterate of the highest level of at most START_LIMBS limbs at once instead, skipping about
+# six steps (~50 launches, of 143 for a 2^18-bit division). It is exact where Newton's steps
+# are approximate, so the error bound below holds from there on unchanged.
+START_LIMBS = 64
+
+
+@functools.lru_cache(maxsize=None)
+def start_level(nf: int, K: int, start: int = 1) -> tuple[int, int]:
+    """(j0, p0): the first iterate's level and divisor prefix. w_j0 = floor(B^(p0+j0) / v_p0)
+    with p0 = min(j0 + 1, K); for j0 = 1 that is inv_init's floor(B^3 / v_2). As
+    v_p0 <= v^ / B^(K-p0) < v_p0 + 1, w_j0 - T_j0 < B^(p0+j0) / v_p0^2 <= 4 B^(j0-p0) <= 4/B
+    (p0 = K: w_j0 = floor(T_j0)), so e_j0 lies in (-4/B, 1), as e_1 does (step 2)."""
+    j0 = max(l for l in _levels(nf) if l <= max(start, 1))
+    return j0, min(j0 + 1, K)
 
 
 def fraction_limbs(mu: int, lmin: int, limb_bits: int = LIMB) -> int:
@@ -127,18 +152,22 @@ def fraction_limbs(mu: int, lmin: int, limb_bits: int = LIMB) -> int:
     return max(1, mu + 1 - lmin // limb_bits)
 
 
-def reference_inverse(v: int, mu: int, mv: int, limb_bits: int = LIMB, nf: int | None = None) -> int:
+def reference_inverse(v: int, mu: int, mv: int, limb_bits: int = LIMB, nf: int | None = None,
+                      start: int | None = None) -> int:
     """Pure-Python model of the device iteration (same integers, any limb size): the inverse
     W ~ B^(K+nf) / v^ that divmod uses for a divisor v of mv limbs and mu-limb dividends
-    (nf = mu + 1 unless given)."""
+    (nf = mu + 1 unless given; the first level as `inverse` picks it, START_LIMBS unless
+    `start` is given)."""
     B = 1 << limb_bits
     L, K, nf = v.bit_length(), max(mv, 2), (mu + 1 if nf is None else nf)
+    start = START_LIMBS if start is None else start
 
     def prefix(p):
         s = limb_bits * p - L
         return v << s if s >= 0 else v >> -s
-    w = B ** 3 // prefix(2)
-    for j, J, p in schedule(nf, K):
+    j0, p0 = start_level(nf, K, start)
+    w = B ** (p0 + j0) // prefix(p0)
+    for j, J, p in schedule(nf, K, start):
         y = (B ** p - prefix(p) * w) % B ** (p + 1)
         n = (w * y + (w << (limb_bits * (p + j))) - (w << (limb_bits * p))) % B ** (p + 2 * j + 1)
         w = n >> (limb_bits * (p + 2 * j - J))
@@ -187,6 +216,15 @@ def _const(ctx, value: int, m: int) -> cla.Array:
     return cache[key]
 
 
+def _const_u32(ctx, value: int) -> cla.Array:
+    """A one-element uint32 device array (a broadcast bit length)."""
+    cache = _consts.setdefault(ctx, {})
+    key = ("u32", value)
+    if key not in cache:
+        cache[key] = ctx.to_device(np.array([value], np.uint32))
+    return cache[key]
+
+
 def _base_power(ctx, p: int) -> cla.Array:
     """B^p in p + 1 limbs, one row. Made from limbs, not through _const: hashing and
     converting the int 1 << 32p costs milliseconds per call at millions of bits."""
@@ -213,11 +251,13 @@ def _limb_shift(ctx, x: cla.Array, n: int, limbs: int, left: bool, mr: int) -> c
 
 
 # -- the inverse ------------------------------------------------------------------------------
-def inverse(ctx, v, sv: int, mv: int, nv: int, lens: cla.Array, mu: int, nf: int | None = None) -> cla.Array:
+def inverse(ctx, v, sv: int, mv: int, nv: int, lens: cla.Array, mu: int, nf: int | None = None,
+            start: int | None = None) -> cla.Array:
     """W ~ B^(K+nf) / v^ for nv divisors (buffer v, stride sv, mv limbs; lens = bitlen(v)),
-    as an (nv, nf + 1) device array (nf = mu + 1 unless given); equal to reference_inverse
-    element by element."""
+    as an (nv, >= nf + 1) device array (nf = mu + 1 unless given; limbs above nf are zero);
+    equal to reference_inverse element by element (start: as there)."""
     K, nf = max(mv, 2), (mu + 1 if nf is None else nf)
+    start = START_LIMBS if start is None else start
     prefixes = {}
 
     def prefix(p):  # floor(v * 2^(32p - L)): the top p limbs of the normalized divisor
@@ -225,19 +265,34 @@ def inverse(ctx, v, sv: int, mv: int, nv: int, lens: cla.Array, mu: int, nf: int
             prefixes[p] = vshift(ctx, v, sv, mv, nv, lens.data, 1, -1, LIMB * p, p)
         return prefixes[p]
 
-    w = _inv_init(ctx, prefix(2), nv)
-    for j, J, p in schedule(nf, K):
-        vp, mw, width = prefix(p), j + 1, p + 2 * j + 1
-        prod = _mul(ctx, vp.data, p, p, w.data, mw, mw, nv, p + 1)                 # v_p w mod B^(p+1)
+    j0, p0 = start_level(nf, K, start)
+    try:
+        w = _first_iterate(ctx, prefix(p0), p0, j0, nv)
+    except DoesNotFit:            # no schoolbook kernel on this device: Newton from level 1
+        return inverse(ctx, v, sv, mv, nv, lens, mu, nf, start=1)
+    for j, J, p in schedule(nf, K, start):
+        vp, mw, width, sw = prefix(p), j + 1, p + 2 * j + 1, w.shape[1]
+        prod = _mul(ctx, vp.data, p, p, w.data, sw, mw, nv, p + 1)                 # v_p w mod B^(p+1)
         y, _ = _addsub(ctx, "sub", _base_power(ctx, p).data, 0, p + 1,
                        prod.data, p + 1, p + 1, nv, p + 1)                         # E + B^p
-        z = _mul(ctx, w.data, mw, mw, y.data, p + 1, p + 1, nv, width)             # w (E + B^p)
+        z = _mul(ctx, w.data, sw, mw, y.data, p + 1, p + 1, nv, width)             # w (E + B^p)
         hi = _limb_shift(ctx, w, nv, p + j, True, width)
         lo = _limb_shift(ctx, w, nv, p, True, width)
         num, _ = _addsub(ctx, "add", z.data, width, width, hi.data, width, width, nv, width)
         num, _ = _addsub(ctx, "sub", num.data, width, width, lo.data, width, width, nv, width)
         w = _limb_shift(ctx, num, nv, p + 2 * j - J, False, J + 1)
     return w
+
+
+def _first_iterate(ctx, vp: cla.Array, p0: int, j0: int, nv: int) -> cla.Array:
+    """w_j0 = floor(B^(p0+j0) / v_p0) for the normalized prefixes (top bit set: bit length
+    32 p0 each): inv_init's one-work-item division at j0 = 1, else the schoolbook kernel
+    (an (nv, p0 + j0 + 1) array, zero above limb j0; DoesNotFit where it cannot run)."""
+    if j0 == 1:
+        return _inv_init(ctx, vp, nv)
+    q, _ = div_basecase.divmod(ctx, _base_power(ctx, p0 + j0).data, 0, p0 + j0 + 1, vp.data, p0,
+                               p0, _const_u32(ctx, LIMB * p0).data, 0, nv)
+    return q
 
 
 # -- choosing the algorithm ---------------------------------------------------------------------
@@ -354,9 +409,9 @@ def _newton(ctx, u, su, mu, v, sv, mv, n, nv, lens, sl, w_offset, q_offset, lmin
     W = inverse(ctx, v, sv, mv, nv, lens, mu, nf)
     if w_offset:
         op = "add" if w_offset > 0 else "sub"
-        W, _ = _addsub(ctx, op, W.data, nf + 1, nf + 1, _const(ctx, abs(w_offset), nf + 1).data, 0,
+        W, _ = _addsub(ctx, op, W.data, W.shape[1], nf + 1, _const(ctx, abs(w_offset), nf + 1).data, 0,
                        nf + 1, nv, nf + 1)
-    sw = 0 if sl == 0 else nf + 1
+    sw = 0 if sl == 0 else W.shape[1]
     z = _mul(ctx, u, su, mu, W.data, sw, nf + 1, n, mu + nf + 1)
     q = vshift(ctx, z.data, mu + nf + 1, mu + nf + 1, n, lens.data, sl, -1, -LIMB * nf, mq)
     if q_offset:

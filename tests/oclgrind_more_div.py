@@ -5,7 +5,8 @@ every path of kernels_cl/div_basecase.cl.mako and the estimate kernel of div.cl.
     divisors longer than the dividend, a broadcast divisor, a group with padding items;
   * C = 2 (limits lowered through CLBIG_DIVBC_SINGLE / CLBIG_DIVBC_Q): the one-barrier fast
     step, the slow path (remainders of zero limbs) with its add-back, a padding instance;
-  * C = 3 on 4-item work-groups, one instance per group over two groups.
+  * C = 3 on 4-item work-groups, one instance per group over two groups;
+  * Newton's first iterate: the kernel on a broadcast dividend B^k with broadcast bit lengths.
 Each case checks its results against Python ints and that the kernel reports the add-back and
 slow-path steps it was built to reach (a case that reaches neither fails).
 """
@@ -104,7 +105,21 @@ def estimate(ctx, check):
     check("div 3-by-2 estimate", q.get().tolist(), want)
 
 
+def first_iterate(ctx, check):
+    """Newton's first iterate by the basecase kernel (div_q.inverse, start 3 of 5 levels):
+    a broadcast dividend B^(p0+j0) (stride 0) and broadcast bit lengths (stride 0), then two
+    Newton steps, against the model; three divisors of 6 limbs of different bit lengths."""
+    from clbig import div_q
+    ys = [RNG.getrandbits(192) | 1 << 191, RNG.getrandbits(170) | 1 << 169, (1 << 160) + 1]
+    b = clbig.array(ys, bits=192, ctx=ctx)
+    lens = div_q.bitlen(ctx, b.data.data, b.m, b.m, len(ys))
+    w = div_q.inverse(ctx, b.data.data, b.m, b.m, len(ys), lens, 8, start=3)
+    got = clbig.BigIntArray(ctx, w, 32 * w.shape[1]).tolist()
+    check("div Newton first iterate", got, [div_q.reference_inverse(y, 8, 6, start=3) for y in ys])
+
+
 def run(wide_ctx, small_ctx, guarded, check, values):
+    guarded("div Newton first iterate", first_iterate, wide_ctx, check)
     guarded("div basecase one item", one_item, wide_ctx, check)
     guarded("div basecase coop", coop, wide_ctx, check)
     guarded("div basecase coop small-wg", coop_small, small_ctx, check)

@@ -102,10 +102,10 @@ def run_div(pairs, ba, bb, what, algorithm=None, **kw):
     return stats
 
 
-def device_inverse(ys, bb, mu):
+def device_inverse(ys, bb, mu, start=None):
     b = clbig.array(ys, bits=bb)
     lens = div_q.bitlen(b.ctx, b.data.data, b.m, b.m, len(ys))
-    w = div_q.inverse(b.ctx, b.data.data, b.m, b.m, len(ys), lens, mu)
+    w = div_q.inverse(b.ctx, b.data.data, b.m, b.m, len(ys), lens, mu, start=start)
     return clbig.BigIntArray(b.ctx, w, 32 * w.shape[1]).tolist()
 
 
@@ -164,13 +164,26 @@ def test_div_base_powers(rng, algorithm):
 
 
 # -- the inverse and the quotient correction ------------------------------------------------------
-@pytest.mark.parametrize("ba,bb", [(100, 1000), (1056, 1056)])
-def test_inverse_matches_model(rng, ba, bb):
-    """The device's Newton iteration gives exactly the integers of the pure-Python model."""
+@pytest.mark.parametrize("ba,bb,start", [(100, 1000, 1), (1056, 1056, 1), (1056, 1056, 3),
+                                         (1056, 1056, None), (2 ** 14, 2 ** 13, None)])
+def test_inverse_matches_model(rng, ba, bb, start):
+    """The device's Newton iteration gives exactly the integers of the pure-Python model, from
+    level 1 (inv_init), from a schoolbook first iterate (start 3: level 3 of 34; default: all
+    34 levels at 1056 bits, level 33 then 4 steps to 513 at 2^14 bits)."""
     ys = [p[1] for p in div_pairs(rng, ba, bb)]
     mu, mv = -(-ba // 32), -(-bb // 32)
-    check_values(device_inverse(ys, bb, mu), [div_q.reference_inverse(y, mu, mv) for y in ys],
-                 f"inverse {ba} / {bb}", (ys,))
+    check_values(device_inverse(ys, bb, mu, start), [div_q.reference_inverse(y, mu, mv, start=start) for y in ys],
+                 f"inverse {ba} / {bb} from {start}", (ys,))
+
+
+def test_start_levels():
+    """The first iterate's level: the highest planned level within the limit, with the Newton
+    steps after it; level 1 keeps the whole iteration."""
+    assert div_q.start_level(513, 256, 64) == (33, 34)
+    assert [s[:2] for s in div_q.schedule(513, 256, 64)] == [(33, 65), (65, 129), (129, 257), (257, 513)]
+    assert div_q.start_level(513, 20, 64) == (33, 20)        # a prefix no longer than v^
+    assert div_q.start_level(34, 33, 64) == (34, 33) and div_q.schedule(34, 33, 64) == []
+    assert div_q.start_level(5, 2, 1) == (1, 2) and div_q.schedule(5, 2)[0] == (1, 2, 2)
 
 
 def test_over_estimated_inverse(rng):
@@ -203,16 +216,18 @@ def test_model_error_bounds():
             v = min(max(v, 1), mask(vb))
             K, nf, L = max(mv, 2), mu + 1, v.bit_length()
             vh = v << (lb * K - L)
-            w = div_q.reference_inverse(v, mu, mv, limb_bits=lb)
-            e = base ** (K + nf) - w * vh               # e / vh is the error of the inverse
-            assert -vh < e < 2 * vh, (lb, mu, mv, v)
+            for start in (1, 3, 6):                     # first iterates from inv_init and schoolbook
+                w = div_q.reference_inverse(v, mu, mv, limb_bits=lb, start=start)
+                e = base ** (K + nf) - w * vh           # e / vh is the error of the inverse
+                assert -vh < e < 2 * vh, (lb, mu, mv, v, start)
+            w = div_q.reference_inverse(v, mu, mv, limb_bits=lb, start=1)
             for u in (rng.getrandbits(lb * mu), (mask(lb * mu) // v) * v, mask(lb * mu)):
                 q0 = (u * w) >> (lb * nf + L)
                 assert u // v - q0 in (0, 1), (lb, mu, mv, u, v)
             # the shorter inverse of full-length batches (nf from the shortest divisor): the
             # first quotient may then also be one too large, never further off
             nf = div_q.fraction_limbs(mu, L, lb)
-            w = div_q.reference_inverse(v, mu, mv, limb_bits=lb, nf=nf)
+            w = div_q.reference_inverse(v, mu, mv, limb_bits=lb, nf=nf, start=rng.choice((1, 4)))
             e = base ** (K + nf) - w * vh
             assert -vh < e < 2 * vh, (lb, mu, mv, v, nf)
             for u in (rng.getrandbits(lb * mu), (mask(lb * mu) // v) * v, (mask(lb * mu) // v) * v - 1,
