@@ -23,6 +23,7 @@ the scan addition (clbig.add_n).
 """
 from __future__ import annotations
 
+import functools
 import os
 
 import numpy as np
@@ -38,6 +39,7 @@ class Field:
         self.dtype = np.uint64 if word == 8 else np.uint32
 
 
+@functools.lru_cache(maxsize=None)   # per prime: factoring p - 1 cost ~60 us a product
 def _generator(p: int) -> int:
     q, f, m = p - 1, [], 2
     while m * m <= q:
@@ -144,6 +146,7 @@ def _field_params(f: Field, prime: int) -> dict:
     return dict(FIELD="m31", P=prime, PINV=(-pow(prime, -1, 1 << 32)) % (1 << 32), PRIMES=f.primes)
 
 
+@functools.lru_cache(maxsize=None)   # size-only: planned once per (field, prime, length)
 def _roots(f: Field, prime: int, L: int) -> tuple[int, int, int]:
     """(w, 1/w, scale): the root of order 2^L, its inverse and the factor the pointwise
     product applies (1/N, and R^2 more in Montgomery form, undoing two products' 1/R)."""
