@@ -146,3 +146,38 @@ def test_device_all_with_no_usable_device_fails(tmp_path, monkeypatch, capsys):
     err = capsys.readouterr().err
     assert rc == 1, err
     assert err.count("forced by the test") == len(clbig.devices()) and "no device could be used" in err
+
+
+def test_latency_section(tmp_path, capsys):
+    """--latency at tiny sizes: one row per op and size, checked against gmpy2, with the
+    device time, kernel count, wall time and gmpy2 columns filled, and its two files written."""
+    out = tmp_path / "lat"
+    rc = bench_main.main(["--latency", "--latency-sizes", "12,13", "--reps", "2", "--gmpy2-seconds", "0.01",
+                          "--out", str(out)])
+    assert rc == 0, capsys.readouterr().err
+    runs = list(out.glob("*_latency.json"))
+    assert len(runs) == 1 and runs[0].with_suffix(".md").exists()
+    res = json.loads(runs[0].read_text())
+    rows = res["rows"]
+    assert [(r["op"], r["log2_bits"]) for r in rows] == [(op, k) for k in (12, 13) for op in ("mul", "square", "divmod")]
+    for r in rows:
+        assert r["status"] == "ok" and r["checked"], r
+        assert r["kernels"] >= 1 and r["device_us"] > 0 and r["wall_us"] > 0 and r["gmpy2_us"] > 0, r
+    assert rows[2]["divisor_bits"] == 2 ** 11
+    md = runs[0].with_suffix(".md").read_text()
+    table = [line for line in md.splitlines() if line.startswith("| ")]
+    assert len(table) == 2 + len(rows) and all(line.count("|") == 9 for line in table)
+    assert "| divmod | 2^13 / 2^12 |" in md
+
+
+def test_latency_wrong_result_stops(tmp_path, monkeypatch, capsys):
+    """A wrong single product stops --latency with exit status 2."""
+    monkeypatch.setattr(clbig, "mul", lambda x, y: x * y + 1)
+    rc = bench_main.main(["--latency", "--latency-sizes", "12", "--reps", "1", "--gmpy2-seconds", "0",
+                          "--out", str(tmp_path / "w")])
+    assert rc == 2 and "WRONG RESULT" in capsys.readouterr().err
+
+
+def test_latency_bad_sizes(capsys):
+    assert bench_main.main(["--latency", "--latency-sizes", "x"]) == 2
+    assert "--latency-sizes" in capsys.readouterr().err

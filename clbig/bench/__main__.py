@@ -18,6 +18,7 @@ import clbig
 from clbig.devices import SetupError
 
 from . import report
+from .latency import LATENCY_SIZES, latency_markdown, run_latency
 from .modular import MOD_OPS, MOD_SIZES, QUICK_MOD_SIZES
 from .suite import (DEFAULT_HUGE_SIZES, DEFAULT_REPS, DEFAULT_SIZES, GMPY2_SECONDS, OPS, QUICK_HUGE_SIZES,
                     QUICK_SIZES, Mismatch, parse_size, run_device)
@@ -88,6 +89,13 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--force-targets", action="store_true",
                     help="judge the H100 targets whatever the device and scale")
     ap.add_argument("--list", action="store_true", help="list the OpenCL devices and exit")
+    ap.add_argument("--latency", action="store_true",
+                    help="instead of the suite: one mul, square and divmod (dividend twice the divisor) "
+                         "on Python ints per size, with device µs, kernels, wall µs and gmpy2 beside; "
+                         "writes <device>_<date>_latency.md and .json into --out")
+    ap.add_argument("--latency-sizes", default=None,
+                    help="sizes of --latency, as --sizes (default "
+                         f"{_exps(LATENCY_SIZES)}; a size the device's memory cannot hold is skipped)")
     return ap
 
 
@@ -151,6 +159,7 @@ def main(argv=None) -> int:
             print(f"[{d.index}] {d.label} ({d.type}, {d.compute_units} CUs)")
         return 0
     try:
+        latency_sizes = _sizes(args.latency_sizes, LATENCY_SIZES, "--latency-sizes")
         sizes = _sizes(args.sizes, QUICK_SIZES if args.quick else DEFAULT_SIZES, "--sizes")
         huge_sizes = _sizes(args.huge_sizes, QUICK_HUGE_SIZES if args.quick else DEFAULT_HUGE_SIZES,
                             "--huge-sizes")
@@ -169,6 +178,9 @@ def main(argv=None) -> int:
     except ValueError as e:
         print(f"clbig.bench: {e}", file=sys.stderr)
         return 2
+    args.latency_bits = latency_sizes
+    if args.latency:
+        return _latency(args)
     scale = args.scale if args.scale is not None else (QUICK_SCALE if args.quick else 0)
     max_op_seconds = args.max_op_seconds
     if max_op_seconds is None and args.quick:
@@ -265,6 +277,47 @@ def main(argv=None) -> int:
         rc = max(rc, 1)
     print(f"clbig.bench: {len(done)} device(s) in {time.monotonic() - t0:.0f} s"
           + (f" ({len(skipped)} skipped: {', '.join(skipped)})" if skipped else "") + f"; results in {out}")
+    return rc
+
+
+def _latency(args) -> int:
+    """--latency: the single-operation table per device, printed and written to --out."""
+    import json
+    from datetime import datetime as _dt
+
+    from .suite import Mismatch as _Mismatch, device_info, software_info
+    out = args.out or os.path.join(os.getcwd(), _dt.now().strftime("clbig-bench-%Y%m%d-%H%M%S"))
+    reps = max(1, args.reps if args.reps != DEFAULT_REPS else 5)   # single ops: 5 unless given
+    gmpy2_seconds = args.gmpy2_seconds if args.gmpy2_seconds is not None else GMPY2_SECONDS
+    rc = 0
+    for sel in _selectors(args.device):
+        try:
+            ctx = clbig.Context(sel)
+        except (SetupError, ValueError, RuntimeError) as e:
+            print(f"clbig.bench: {e}", file=sys.stderr)
+            rc = max(rc, 1)
+            continue
+        dev = device_info(ctx)
+        try:
+            rows = run_latency(ctx, args.latency_bits, reps=reps, check=not args.no_check, seed=args.seed,
+                               gmpy2_seconds=gmpy2_seconds)
+        except _Mismatch as e:
+            print(f"clbig.bench: WRONG RESULT, benchmark aborted:\n{e}", file=sys.stderr)
+            return 2
+        res = {"kind": "latency", "date": _dt.now().isoformat(timespec="seconds"), "device": dev,
+               "software": software_info(), "reps": reps, "rows": rows}
+        md = latency_markdown(rows, f"{dev['platform']}: {dev['name']}")
+        base = os.path.join(out, report.stem(res) + "_latency")
+        os.makedirs(out, exist_ok=True)
+        with open(base + ".json", "w", encoding="utf-8") as f:
+            f.write(json.dumps(res, indent=1, default=str) + "\n")
+        with open(base + ".md", "w", encoding="utf-8") as f:
+            f.write(md)
+        print()
+        print(md)
+        print(f"wrote {base}.json\nwrote {base}.md")
+        if any(r["status"] == "error" for r in rows):
+            rc = max(rc, 1)
     return rc
 
 
