@@ -42,6 +42,8 @@ def _type_name(dev) -> str:
 
 
 def _cl_devices():
+    from .icd import register
+    register()   # pip-installed runtimes (clbig/icd.py), before the loader's first look
     try:
         platforms = cl.get_platforms()
     except cl.Error:  # no ICD at all: report no devices rather than crash
@@ -190,15 +192,22 @@ def _select(selector):
     if selector is None:
         selector = os.environ.get("CLBIG_DEVICE") or None
     if selector is None:
+        # Among devices of a kind, PoCL first: the ICD loader's platform order depends on the
+        # file system where several CPU runtimes are registered (a distribution's PoCL beside
+        # the Intel runtime that the pocl extra brings), and PoCL is the open one.
+        pairs = sorted(zip(devs, infos), key=lambda p: p[1].type == "CPU"
+                       and "portable computing" not in p[1].label.lower())
         for kind in ("GPU", "CPU", None):
-            for d, info in zip(devs, infos):
+            for d, info in pairs:
                 if kind in (None, info.type) and _compiles(d):
                     return d
         listing = "\n".join(f"  [{i.index}] {i.label} ({i.type})" for i in infos)
         raise RuntimeError(
             "no OpenCL device here can build a kernel:\n" + listing + "\nPoCL 3.0 from PyPI fails "
             "on CPUs its LLVM 14 does not know (AMD Zen 5, 'unknown target CPU generic'): install "
-            "your distribution's PoCL (Debian: apt-get install pocl-opencl-icd), or a GPU driver")
+            "your distribution's PoCL (Debian: apt-get install pocl-opencl-icd), or a GPU driver; on "
+            "x86-64 Linux, pip install 'clbig[pocl]' also brings Intel's CPU runtime, which clbig "
+            "registers itself (CLBIG_ICD_SETUP=0 turns that off)")
     if isinstance(selector, cl.Device):
         return selector
     if isinstance(selector, DeviceInfo):
@@ -217,7 +226,8 @@ def _select(selector):
             raise ValueError(f"device index {s} out of range: there are {len(devs)} devices:\n{listing}")
         for kind in ("gpu", "cpu"):
             if s == kind:
-                of_kind = [d for d, info in zip(devs, infos) if info.type == kind.upper()]
+                of_kind = [d for d, info in sorted(zip(devs, infos), key=lambda p: "portable computing"
+                                                   not in p[1].label.lower()) if info.type == kind.upper()]
                 for d in of_kind:
                     if _compiles(d):
                         return d
