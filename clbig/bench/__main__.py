@@ -23,7 +23,12 @@ from .modular import MOD_OPS, MOD_SIZES, QUICK_MOD_SIZES
 from .suite import (DEFAULT_HUGE_SIZES, DEFAULT_REPS, DEFAULT_SIZES, GMPY2_SECONDS, OPS, QUICK_HUGE_SIZES,
                     QUICK_SIZES, Mismatch, parse_size, run_device)
 
-ALL_OPS = tuple(OPS) + tuple(MOD_OPS)
+def _all_ops() -> tuple:
+    """Every op --ops accepts, read when asked (an OpSpec added to OPS is one at once)."""
+    return tuple(OPS) + tuple(MOD_OPS)
+
+
+ALL_OPS = _all_ops()
 QUICK_SCALE = 12
 QUICK_MAX_OP_SECONDS = 1.0
 QUICK_COPY_MIB = 64
@@ -56,7 +61,8 @@ def _parser() -> argparse.ArgumentParser:
                     help="sizes (bits of the modulus) of the modular ops (powmod, powmodf, gcd, invert), "
                          f"as --sizes (default {_exps(MOD_SIZES)}; --quick: {_exps(QUICK_MOD_SIZES)}); "
                          "n = 100000 instances >> --scale")
-    ap.add_argument("--ops", default=",".join(ALL_OPS), help=f"comma-separated subset of {','.join(ALL_OPS)}")
+    all_ops = _all_ops()
+    ap.add_argument("--ops", default=",".join(all_ops), help=f"comma-separated subset of {','.join(all_ops)}")
     ap.add_argument("--scale", type=int, default=None,
                     help="divide the batch n = 2^32/bits by 2^K (default 0: 512 MiB per operand)")
     ap.add_argument("--quick", action="store_true",
@@ -165,11 +171,12 @@ def main(argv=None) -> int:
                             "--huge-sizes")
         mod_sizes = _sizes(args.mod_sizes, QUICK_MOD_SIZES if args.quick else MOD_SIZES, "--mod-sizes")
         ops = [t.strip() for t in args.ops.split(",") if t.strip()]
-        bad = [o for o in ops if o not in ALL_OPS]
+        all_ops = _all_ops()
+        bad = [o for o in ops if o not in all_ops]
         if bad:
-            raise ValueError(f"--ops: unknown op(s) {', '.join(bad)}; choose from {', '.join(ALL_OPS)}")
+            raise ValueError(f"--ops: unknown op(s) {', '.join(bad)}; choose from {', '.join(all_ops)}")
         if not ops:
-            raise ValueError(f"--ops: no op given; choose from {', '.join(ALL_OPS)}")
+            raise ValueError(f"--ops: no op given; choose from {', '.join(all_ops)}")
         _check_numbers(args)
         if args.seed < 0:   # numpy's generators take non-negative seeds only
             raise ValueError(f"--seed must be at least 0, got {args.seed}")

@@ -62,6 +62,7 @@ class ModSpec:
     fn_name: str
     host: Callable            # (x, y, m) -> int (gmpy2)
     b_kind: str               # what b is: "e512", "efull", "a" (a second value)
+    cgbn: Optional[str] = None  # its key in CGBN_RATES (CGBN's protocol), None: no CGBN column
 
 
 def _first(r):
@@ -71,15 +72,16 @@ def _first(r):
 MOD_OPS = {
     "powmod": ModSpec("powmod", "PowMod", "clbig.powmod(a, e, m), e of 512 bits",
                       lambda f, a, b, m: f(a, b, m), "powmod",
-                      lambda x, y, m: gmpy2.powmod(x, y, m), "e512"),
+                      lambda x, y, m: gmpy2.powmod(x, y, m), "e512", cgbn="powmod"),
     "powmodf": ModSpec("powmodf", "PowMod full e", "clbig.powmod(a, e, m), e of bits bits",
                        lambda f, a, b, m: f(a, b, m), "powmod",
                        lambda x, y, m: gmpy2.powmod(x, y, m), "efull"),
     "gcd": ModSpec("gcd", "GCD", "clbig.gcd(a, m)", lambda f, a, b, m: f(a, m), "gcd",
-                   lambda x, y, m: gmpy2.gcd(x, m), "a"),
+                   lambda x, y, m: gmpy2.gcd(x, m), "a", cgbn="gcd"),
     "invert": ModSpec("invert", "Invert", "clbig.invert(a, m, strict=False)",
                       lambda f, a, b, m: _first(f(a, m, strict=False)), "invert",
-                      lambda x, y, m: gmpy2.invert(x, m) if gmpy2.gcd(x, m) == 1 else 0, "a"),
+                      lambda x, y, m: gmpy2.invert(x, m) if gmpy2.gcd(x, m) == 1 else 0, "a",
+                      cgbn="invert"),
 }
 
 
@@ -188,8 +190,7 @@ def run_modular(ctx, *, sizes, ops, scale: int, reps: int, check: bool, seed: in
                 rec.update(_gmpy2_rate(spec, A, B, M, gmpy2_seconds))
                 if rec.get("per_second"):
                     rec["speedup_gmpy2"] = rec["per_second"] / rec["gmpy2_per_second"]
-            ref = CGBN_RATES.get("powmod" if key == "powmod" else key, {}).get(bits) \
-                if key != "powmodf" else None
+            ref = CGBN_RATES.get(spec.cgbn, {}).get(bits) if spec.cgbn else None
             if ref:
                 rec["cgbn_per_second"] = ref
                 if rec.get("per_second"):
@@ -258,7 +259,7 @@ def rate_plot(res: dict, plt, title: str):
         g = [(r["bits"], r["gmpy2_per_second"]) for r in rs if r.get("gmpy2_per_second")]
         if g:
             ax.plot(*zip(*g), "s--", label="gmpy2 (1 core)")
-        c = sorted(CGBN_RATES.get(k, {}).items()) if k != "powmodf" else []
+        c = sorted(CGBN_RATES.get(MOD_OPS[k].cgbn, {}).items()) if MOD_OPS[k].cgbn else []
         if c:
             ax.plot(*zip(*c), "^:", label="CGBN (H100)")
         ax.set_xscale("log", base=2)

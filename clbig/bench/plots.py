@@ -39,19 +39,25 @@ def _host(res, op):
     return [r for r in res["results"] if r["op"] == op and r.get("gmpy2_us") and r.get("log2_bits") is not None]
 
 
-# What a throughput panel shows per op: (title, y label, device value, gmpy2 value, higher is better)
+# What a throughput panel shows for an op of each OpSpec.kind: (y label, device value, gmpy2 value)
 def _metric(op):
     full = lambda r: (1 << LOG2_BATCH_BITS) / (r["n"] * r["bits"])  # noqa: E731
-    if op in ("add", "add6"):
+    kind = OPS[op].kind if op in OPS else "huge"
+    if kind == "bandwidth":
         return ("GB/s (3·n·bits/8 bytes)", lambda r: r["GBps"],
                 lambda r: 3 * r["n"] * r["bits"] / 8 / (r["gmpy2_us"] * 1e-6) / 1e9)
-    if op in ("mul", "mulc"):
+    if kind == "mul":
         return ("Gu32ops/s (n·m², m = bits/32)", lambda r: r["Gu32ops"],
                 lambda r: r["n"] * (r["bits"] // 32) ** 2 / (r["gmpy2_us"] * 1e-6) / 1e9)
-    if op in ("poly", "div"):
+    if kind == "time":
         return ("µs per 2^32 bits per operand", lambda r: r["us_per_2^32_bits"],
                 lambda r: r["gmpy2_us"] * full(r))
     return ("µs (one instance)", lambda r: r["us"], lambda r: r["gmpy2_us"])
+
+
+def _in(panel):
+    """(op, its mark in that panel, its colour) of the ops drawn in a panel (OpSpec.plot)."""
+    return [(k, o.plot.marks[panel], o.plot.colour) for k, o in OPS.items() if panel in o.plot.marks]
 
 
 def plots(res: dict, out_dir: str) -> list:
@@ -73,12 +79,13 @@ def plots(res: dict, out_dir: str) -> list:
 
     fig, axes = plt.subplots(2, 2, figsize=(14, 9.5))
     ax = axes[0][0]
-    for op, mk, col in (("add", "o", "C0"), ("add6", "s", "C1")):
+    for op, mk, col in _in("bandwidth"):
         rs = ok(op)
         if rs:
             ax.plot([r["log2_bits"] for r in rs], [r["GBps"] for r in rs], mk + "-", color=col,
                     label=f"{OPS[op].label} (clbig)")
-        ref = sorted((int(k), v) for k, v in REFERENCES[op]["proto"].items() if _num(v))
+        ref = sorted((int(k), v) for k, v in REFERENCES.get(OPS[op].ref_key, {}).get("proto", {}).items()
+                     if _num(v))
         ax.plot([k for k, _ in ref], [full_bytes / v / 1e3 for _, v in ref], mk + "--", color=col,
                 alpha=0.4, label=f"{OPS[op].label} H100 proto")
         hs = _host(res, op)
@@ -92,31 +99,36 @@ def plots(res: dict, out_dir: str) -> list:
     ax.legend(fontsize=7)
 
     ax = axes[0][1]
-    for op, mk, label in (("mul", "o-", "1-Mul (clbig)"), ("mulc", "s-", "1-Mul classical (clbig)")):
+    # variants (OpSpec.variant: 1-Mul classical) fainter, without references or gmpy2 of their own
+    for op, mk, col in _in("mul"):
         rs = ok(op)
         if rs:
-            ax.plot([r["log2_bits"] for r in rs], [r["Gu32ops"] for r in rs], mk, color="C2",
-                    label=label, alpha=1.0 if op == "mul" else 0.6)
-    for impl, mk in (("proto", "o--"), ("cgbn", "^:")):
-        ref = sorted((int(k), v) for k, v in REFERENCES["mul"][impl].items() if _num(v))
-        ax.plot([k for k, _ in ref], [(1 << LOG2_BATCH_BITS) * (1 << k) // 1024 / v / 1e3 for k, v in ref],
-                mk, color="C2", alpha=0.4, label=f"1-Mul H100 {impl}")
-    hs = _host(res, "mul")
-    if hs:
-        ax.plot([r["log2_bits"] for r in hs], [_metric("mul")[2](r) for r in hs], "o:", **gm,
-                label="1-Mul gmpy2 (host)")
+            ax.plot([r["log2_bits"] for r in rs], [r["Gu32ops"] for r in rs], mk + "-", color=col,
+                    label=f"{OPS[op].label} (clbig)", alpha=0.6 if OPS[op].variant else 1.0)
+    own = [(op, mk, col) for op, mk, col in _in("mul") if not OPS[op].variant]
+    for op, _mk, col in own:
+        for impl, mk in (("proto", "o--"), ("cgbn", "^:")):
+            ref = sorted((int(k), v) for k, v in REFERENCES.get(op, {}).get(impl, {}).items() if _num(v))
+            ax.plot([k for k, _ in ref], [(1 << LOG2_BATCH_BITS) * (1 << k) // 1024 / v / 1e3 for k, v in ref],
+                    mk, color=col, alpha=0.4, label=f"{OPS[op].label} H100 {impl}")
+    for op, mk, col in own:
+        hs = _host(res, op)
+        if hs:
+            ax.plot([r["log2_bits"] for r in hs], [_metric(op)[2](r) for r in hs], mk + ":", **gm,
+                    label=f"{OPS[op].label} gmpy2 (host)")
     ax.set_yscale("log")
     ax.set(title="1-Mul throughput", xlabel="log2(bits)", ylabel="Gu32ops/s (n·m², m = bits/32)")
     ax.legend(fontsize=7)
 
     ax = axes[1][0]
-    for op, mk, col in (("mul", "s", "C2"), ("poly", "o", "C3"), ("div", "D", "C4")):
+    for op, mk, col in _in("time"):
         rs = ok(op)
         if rs:
             ax.plot([r["log2_bits"] for r in rs], [r["us_per_2^32_bits"] for r in rs], mk + "-", color=col,
                     label=f"{OPS[op].label} (clbig)")
         for impl, ls in (("proto", "--"), ("cgbn", ":")):
-            ref = sorted((int(k), v) for k, v in REFERENCES.get(op, {}).get(impl, {}).items() if _num(v))
+            ref = sorted((int(k), v) for k, v in REFERENCES.get(OPS[op].ref_key, {}).get(impl, {}).items()
+                         if _num(v))
             if ref:
                 ax.plot([k for k, _ in ref], [v for _, v in ref], mk + ls, color=col, alpha=0.4,
                         label=f"{OPS[op].label} H100 {impl}")
@@ -131,7 +143,7 @@ def plots(res: dict, out_dir: str) -> list:
     ax.legend(fontsize=7)
 
     ax = axes[1][1]
-    for op, mk, col in (("hmul", "o", "C5"), ("hdiv", "D", "C6")):
+    for op, mk, col in _in("huge"):
         rs = ok(op)
         if rs:
             xs = [r["log2_bits"] for r in rs]
@@ -175,7 +187,7 @@ def plots(res: dict, out_dir: str) -> list:
 
     if copy_bw:
         fig, ax = plt.subplots(figsize=(7, 4.5))
-        for op, mk in (("add", "o-"), ("add6", "s-")):
+        for op, mk, _col in _in("copy"):
             rs = [r for r in ok(op) if r.get("frac_copy") is not None]
             if rs:
                 ax.plot([r["log2_bits"] for r in rs], [r["frac_copy"] for r in rs], mk, label=OPS[op].label)
@@ -248,10 +260,11 @@ def comparison_plots(results: list, out_dir: str) -> list:
         fig.tight_layout()
         paths += _save(fig, plt, os.path.join(out_dir, "devices_speedup_gmpy2"))
 
-    if any(r.get("frac_copy") is not None for res in results for r in _ok(res, "add")):
+    copy_ops = _in("devices_copy")
+    if copy_ops and any(r.get("frac_copy") is not None for res in results for r in _ok(res, copy_ops[0][0])):
         fig, ax = plt.subplots(figsize=(8, 5))
         for i, (res, lab) in enumerate(zip(results, labels)):
-            for op, ls in (("add", "o-"), ("add6", "s--")):
+            for op, ls, _col in copy_ops:
                 rs = [r for r in _ok(res, op) if r.get("frac_copy") is not None]
                 if rs:
                     bw = res["copy"]["GBps"]

@@ -3,6 +3,9 @@
 evaluate() adds ratios and verdicts to a results dict in place; tables and plots read them."""
 from __future__ import annotations
 
+from .specs import (ADD6_RATIO, ADD_COPY_FRACTION, DIV_VS_CGBN, DIV_VS_MUL, DIV_VS_MUL_SIZES,  # noqa: F401
+                    DIV_VS_PROTO, HUGE_SPEEDUP, MUL_VS_CGBN, MUL_VS_PROTO, OPS, POLY_VS_PROTO, _num)
+
 # -- the papers' reference numbers ---------------------------------------------------------
 #: µs per batch of 2**32 bits per operand, NVIDIA H100, CUDA, 2026-11-22. Keys: log2(bits).
 #: "fails" = that implementation fails at that size; absent = not measured.
@@ -24,7 +27,10 @@ REFERENCES = {
 }
 
 
-REFERENCES["mulc"] = REFERENCES["mul"]   # 1-Mul classical is judged as 1-Mul
+# an op compared as another (1-Mul classical as 1-Mul) carries that op's numbers in the JSON too
+for _s in OPS.values():
+    if _s.variant and _s.ref_key in REFERENCES:
+        REFERENCES[_s.key] = REFERENCES[_s.ref_key]
 
 
 def ref_value(op: str, impl: str, log2_bits) -> object:
@@ -34,34 +40,8 @@ def ref_value(op: str, impl: str, log2_bits) -> object:
     return REFERENCES.get(op, {}).get(impl, {}).get(int(log2_bits))
 
 
-
-# -- targets -----------------------------------------------------------------------------------
-ADD_COPY_FRACTION = 0.90  # 1-Add at >= 90 % of the device's copy bandwidth
-ADD6_RATIO = 2.0  # 6-Add time <= 2x 1-Add time
-MUL_VS_PROTO = 1.1  # 1-Mul <= 1.1x the prototype ...
-MUL_VS_CGBN = 1.3  # ... and <= 1.3x CGBN where CGBN is faster
-POLY_VS_PROTO = 1.1  # Poly <= 1.1x the prototype
-DIV_VS_MUL = 6.0  # Div <= 6x clbig's own 1-Mul at 2^15..2^18 bits (issue 4)
-DIV_VS_MUL_SIZES = range(15, 19)
-DIV_VS_CGBN = 1.5  # Div <= 1.5x CGBN at 2^11..2^15 ...
-DIV_VS_PROTO = 0.5  # ... and <= 0.5x the prototype at 2^16, 2^17 (H100, full size)
-HUGE_SPEEDUP = {"hmul": {24: 20.0, 26: 50.0}, "hdiv": {27: 20.0}}  # x over gmpy2, wall time
-
-TARGET_TEXT = {
-    "add": f"1-Add bandwidth >= {ADD_COPY_FRACTION:.0%} of this device's copy bandwidth (any device)",
-    "add6": f"6-Add time <= {ADD6_RATIO:g}x 1-Add time at the same size (any device)",
-    "mul": f"1-Mul time <= {MUL_VS_PROTO:g}x H100 proto, and <= {MUL_VS_CGBN:g}x H100 CGBN where CGBN "
-           f"is faster (H100, full-size batches only)",
-    "mulc": "1-Mul classical: the same, for the classical product at every size (H100, full-size "
-            "batches only)",
-    "poly": f"Poly time <= {POLY_VS_PROTO:g}x H100 proto (H100, full-size batches only)",
-    "div": f"Div time <= {DIV_VS_MUL:g}x 1-Mul time at 2^15..2^18 (any device); <= {DIV_VS_CGBN:g}x "
-           f"H100 CGBN at 2^11..2^15 and <= {DIV_VS_PROTO:g}x H100 proto at 2^16..2^17 (H100, full size)",
-    "hmul": "single product >= 20x faster than gmpy2 at 2^24 bits, >= 50x at 2^26 "
-            "(wall time, transfers included; any device)",
-    "hdiv": "single 2^27 // 2^26-bit division >= 20x faster than gmpy2 (wall time, transfers "
-            "included; any device)",
-}
+# -- targets: each op's own (OpSpec.target_text, OpSpec.judge); their numbers live in specs.py ----
+TARGET_TEXT = {k: o.target_text for k, o in OPS.items()}
 
 
 def _ref(op, impl, lg):
@@ -71,80 +51,43 @@ def _ref(op, impl, lg):
     return refs.get(int(lg), refs.get(str(lg)))  # int keys, or str keys after a JSON round trip
 
 
-def _num(v):
-    return isinstance(v, (int, float)) and not isinstance(v, bool)
-
-
 def comparable(res: dict, force: bool = False) -> bool:
     """Absolute H100 targets apply: an H100 running full-size batches (or forced)."""
     return force or ("H100" in res["device"]["name"].upper() and res["config"]["scale"] == 0)
 
 
+class Judging:
+    """What an OpSpec.judge may look at for one record (see specs.OpSpec.judge)."""
+
+    def __init__(self, res: dict, comp: bool, copy_bw):
+        self.res, self.comp, self.copy_bw = res, comp, copy_bw
+        self._us = {}
+        self.spec, self.ok, self.lg = None, False, None
+
+    def at(self, spec, r: dict) -> "Judging":
+        self.spec, self.ok, self.lg = spec, r["status"] == "ok", r.get("log2_bits")
+        return self
+
+    def ref(self, impl: str):
+        """The H100 reference of this record's op (its spec's ref_key) at its size."""
+        return _ref(self.spec.ref_key, impl, self.lg)
+
+    def us(self, op: str) -> dict:
+        """{bits: µs} of op's successful records in this run."""
+        if op not in self._us:
+            self._us[op] = {r["bits"]: r["us"] for r in self.res["results"]
+                            if r["op"] == op and r["status"] == "ok"}
+        return self._us[op]
+
+
 def evaluate(res: dict, force: bool = False) -> None:
-    """Adds ratios and target verdicts to every record, in place."""
+    """Adds ratios and target verdicts to every record, in place (each op's OpSpec.judge)."""
     comp = comparable(res, force)
-    copy = res.get("copy") or {}
-    copy_bw = copy.get("GBps")
-    ok_us = lambda op: {r["bits"]: r["us"] for r in res["results"]  # noqa: E731
-                        if r["op"] == op and r["status"] == "ok"}
-    add_us, mul_us = ok_us("add"), ok_us("mul")
+    j = Judging(res, comp, (res.get("copy") or {}).get("GBps"))
     for r in res["results"]:
-        lg = r.get("log2_bits")
-        t = {"rule": TARGET_TEXT.get(r["op"], ""), "value": None, "pass": None}
-        ok = r["status"] == "ok"
-        if r["op"] == "add":
-            t["value"] = ADD_COPY_FRACTION
-            if ok and copy_bw:
-                r["frac_copy"] = r["GBps"] / copy_bw
-                t["pass"] = r["frac_copy"] >= ADD_COPY_FRACTION
-        elif r["op"] == "add6":
-            t["value"] = ADD6_RATIO
-            if ok and copy_bw:
-                r["frac_copy"] = r["GBps"] / copy_bw
-            if ok and r["bits"] in add_us:
-                r["ratio_to_add"] = r["us"] / add_us[r["bits"]]
-                t["pass"] = r["ratio_to_add"] <= ADD6_RATIO
-        elif r["op"] in ("mul", "mulc", "poly"):
-            bounds = []
-            p = _ref(r["op"], "proto", lg)
-            c = _ref(r["op"], "cgbn", lg)
-            if r["op"] in ("mul", "mulc"):
-                if _num(p):
-                    bounds.append(MUL_VS_PROTO * p)
-                if _num(c) and (not _num(p) or c < p):
-                    bounds.append(MUL_VS_CGBN * c)
-            elif _num(p):
-                bounds.append(POLY_VS_PROTO * p)
-            if bounds:
-                t["value"] = min(bounds)  # µs per batch of 2^32 bits
-                if ok and comp:
-                    t["pass"] = r["us"] <= t["value"]
-                elif ok:
-                    t["why"] = "not an H100 full-size run"
-        elif r["op"] == "div":
-            verdicts = []
-            if ok and r["bits"] in mul_us:
-                r["ratio_to_mul"] = r["us"] / mul_us[r["bits"]]
-                if lg in DIV_VS_MUL_SIZES:
-                    verdicts.append(r["ratio_to_mul"] <= DIV_VS_MUL)
-            p, c = _ref("div", "proto", lg), _ref("div", "cgbn", lg)
-            if lg is not None and 11 <= lg <= 15 and _num(c):
-                t["value"] = DIV_VS_CGBN * c
-            elif lg in (16, 17) and _num(p):
-                t["value"] = DIV_VS_PROTO * p
-            if ok and t["value"] is not None:
-                if comp:
-                    verdicts.append(r["us"] <= t["value"])
-                else:
-                    t["why"] = "µs bound: not an H100 full-size run"
-            if verdicts:
-                t["pass"] = all(verdicts)
-        elif r["op"] in HUGE_SPEEDUP:
-            want = HUGE_SPEEDUP[r["op"]].get(lg)
-            if want is not None:
-                t["value"] = want
-                if ok and r.get("speedup_gmpy2_wall"):
-                    t["pass"] = r["speedup_gmpy2_wall"] >= want
+        spec = OPS.get(r["op"])
+        t = {"rule": spec.target_text if spec else "", "value": None, "pass": None}
+        if spec is not None and spec.judge is not None:
+            spec.judge(r, t, j.at(spec, r))
         r["target"] = t
     res["targets_comparable"] = comp
-

@@ -8,8 +8,7 @@ import re
 
 from . import modular
 from .inputs import human_bytes
-from .references import (ADD6_RATIO, ADD_COPY_FRACTION, REFERENCES, TARGET_TEXT, _num, _ref,
-                         evaluate)
+from .references import REFERENCES, _ref, evaluate
 from .specs import OPS
 
 
@@ -72,101 +71,61 @@ def _gmpy2_cells(r) -> list:
     return [_f(g) + ("*" if r.get("gmpy2_scaled") else ""), _x(r.get("speedup_gmpy2"))]
 
 
+class Cells:
+    """What the columns of an op's table (specs.Col) read for one record, looked up and
+    formatted once: ok, t (its target), size, us, kernels, gmpy2 (µs, speed-up), proto and cgbn
+    (the H100 references of its spec's ref_key), verdict; f, x and ref(op, impl) as helpers."""
+    f = staticmethod(_f)
+    x = staticmethod(_x)
+
+    def __init__(self, spec, r: dict):
+        self.ok = r["status"] == "ok"
+        self.t = r.get("target") or {}
+        self.lg = r.get("log2_bits")
+        self.size = _size(r)
+        self.us = _f(r["us"]) if self.ok else _status_cell(r)
+        self.kernels = str(r.get("kernels", "")) if self.ok else ""
+        self.gmpy2 = _gmpy2_cells(r)
+        self.proto, self.cgbn = self.ref(spec.ref_key, "proto"), self.ref(spec.ref_key, "cgbn")
+        self.verdict = _verdict(self.t)
+
+    def ref(self, op: str, impl: str):
+        return _ref(op, impl, self.lg)
+
+
+def _row_notes(r: dict, notes: list, samples: list) -> None:
+    ok = r["status"] == "ok"
+    if not ok and r.get("note"):
+        notes.append(f"{_size(r)}: {r['status']}: {r['note']}")
+    elif ok and r.get("note"):
+        notes.append(f"{_size(r)}: {r['note']}")
+    if r.get("gmpy2_error"):
+        notes.append(f"{_size(r)}: gmpy2 timing failed: {r['gmpy2_error']}")
+    if r.get("gmpy2_scaled"):
+        samples.append(f"{r['gmpy2_sample']} of {r['n']} at {_size(r)}")
+
+
 def op_table(res: dict, op: str) -> tuple:
-    recs = [r for r in res["results"] if r["op"] == op]
-    notes = []
-    rows = []
-    samples = []
-    for r in recs:
-        lg = r.get("log2_bits")
-        ok = r["status"] == "ok"
-        t = r.get("target") or {}
-        us = _f(r["us"]) if ok else _status_cell(r)
-        kern = str(r.get("kernels", "")) if ok else ""
-        if not ok and r.get("note"):
-            notes.append(f"{_size(r)}: {r['status']}: {r['note']}")
-        elif ok and r.get("note"):
-            notes.append(f"{_size(r)}: {r['note']}")
-        if r.get("gmpy2_error"):
-            notes.append(f"{_size(r)}: gmpy2 timing failed: {r['gmpy2_error']}")
-        if r.get("gmpy2_scaled"):
-            samples.append(f"{r['gmpy2_sample']} of {r['n']} at {_size(r)}")
-        g = _gmpy2_cells(r)
-        p, c = _ref(op, "proto", lg), _ref(op, "cgbn", lg)
-        if op == "add":
-            frac = r.get("frac_copy")
-            rows.append([_size(r), r["n"], us, kern, _f(r.get("GBps")) if ok else "",
-                         f"{frac:.0%}" if frac is not None else "–", *g, _f(p), _f(c),
-                         f">= {ADD_COPY_FRACTION:.0%}", _verdict(t)])
-        elif op == "add6":
-            ratio = r.get("ratio_to_add")
-            pa = _ref("add", "proto", lg)
-            href = f"{p / pa:.2f}x" if _num(p) and _num(pa) else "–"
-            rows.append([_size(r), r["n"], us, kern, _f(r.get("GBps")) if ok else "",
-                         f"{ratio:.2f}x" if ratio is not None else "–", *g, _f(p), href,
-                         f"<= {ADD6_RATIO:g}x", _verdict(t)])
-        elif op in ("mul", "mulc"):
-            rows.append([_size(r), r["n"], us, kern, _f(r.get("Gu32ops")) if ok else "", *g, _f(p), _f(c),
-                         _f(t.get("value")), _verdict(t)])
-        elif op == "poly":
-            rows.append([_size(r), r["n"], us, kern, *g, _f(p), _f(c), _f(t.get("value")), _verdict(t)])
-        elif op == "div":
-            ratio = r.get("ratio_to_mul")
-            rows.append([_size(r), r.get("divisor_bits", "–"), r["n"], us, kern,
-                         f"{ratio:.2f}x" if ratio is not None else "–", *g, _f(p), _f(c),
-                         _f(t.get("value")), _verdict(t)])
-        elif op in ("hmul", "hdiv"):
-            wall = _f(r.get("wall_us")) if ok else ""
-            rows.append([_size(r), r.get("divisor_bits", r["bits"]), us, kern, wall, g[0], g[1],
-                         _x(r.get("speedup_gmpy2_wall")),
-                         f">= {t['value']:g}x" if t.get("value") else "–", _verdict(t)])
+    """(markdown table, notes) of op's records: a row per size, the columns of OPS[op]."""
+    spec = OPS[op]
+    notes, samples, rows = [], [], []
+    for r in res["results"]:
+        if r["op"] != op:
+            continue
+        _row_notes(r, notes, samples)
+        cells = Cells(spec, r)
+        rows.append([col.cell(r, cells) for col in spec.columns])
     if samples:
         notes.append("gmpy2 µs marked * were timed on the first k instances of the batch and scaled up "
                      "by n/k (k of n: " + ", ".join(samples) + ")")
-    gh = ["gmpy2 µs", "× gmpy2"]
-    headers = {
-        "add": ["bits", "n", "µs", "kernels", "GB/s", "of copy", *gh, "H100 proto µs", "H100 CGBN µs",
-                "target", "verdict"],
-        "add6": ["bits", "n", "µs", "kernels", "GB/s", "× 1-Add", *gh, "H100 proto µs", "H100 × 1-Add",
-                 "target", "verdict"],
-        "mul": ["bits", "n", "µs", "kernels", "Gu32ops/s", *gh, "H100 proto µs", "H100 CGBN µs",
-                "target µs", "verdict"],
-        "poly": ["bits", "n", "µs", "kernels", *gh, "H100 proto µs", "H100 CGBN µs", "target µs", "verdict"],
-        "div": ["bits", "divisor bits", "n", "µs", "kernels", "× 1-Mul", *gh, "H100 proto µs",
-                "H100 CGBN µs", "target µs", "verdict"],
-        "hmul": ["bits", "y bits", "device µs", "kernels", "wall µs", "gmpy2 µs", "× gmpy2 (device)",
-                 "× gmpy2 (wall)", "target", "verdict"],
-        "hdiv": ["bits", "y bits", "device µs", "kernels", "wall µs", "gmpy2 µs", "× gmpy2 (device)",
-                 "× gmpy2 (wall)", "target", "verdict"],
-    }["mul" if op == "mulc" else op]   # 1-Mul classical: 1-Mul's columns
-    return _md_table(headers, rows), notes
+    return _md_table([col.header for col in spec.columns], rows), notes
 
 
-BLURBS = {
-    "add": "1-Add: `clbig.add_fixed(a, b, bits)` = (a + b) mod 2^bits and its carry. "
-           "GB/s counts 3·n·bits/8 bytes (two operands read, one result written).",
-    "add6": "6-Add: `clbig.fused.six_add(a, b)` = 6a + 10b mod 2^bits in one kernel. "
-            "GB/s with the same 3·n·bits/8 bytes; × 1-Add = time over 1-Add's time.",
-    "mul": "1-Mul: `clbig.mul_low(a, b)` = a·b mod 2^bits. Gu32ops/s counts n·m·m 32-bit "
-           "multiply-adds with m = bits/32 (the papers' count, although the low half needs only "
-           "about half of them). gmpy2 has no low-half product: it computes the full one and masks.",
-    "mulc": "1-Mul classical: `clbig.mul_low(a, b, algorithm=\"classical\")`, the papers' "
-            "convolution at every size (1-Mul above takes the NTT where that is faster); counted "
-            "and compared as 1-Mul.",
-    "poly": "Poly: `clbig.fused.poly(a, b, fused=True)` = (a·a + b)·(b·b + b) + a·b mod 2^bits in one "
-            "kernel (classical products, the two squares at half the work) wherever it fits the device's "
-            "local memory (to 2^17 bits on 48 KiB), else product by product. `clbig.fused.poly(a, b)` "
-            "(auto) goes product by product with the NTT where that is faster (from 2^15 bits).",
-    "div": "Div: `clbig.divmod(a, b)`, quotient and remainder, dividend of `bits` bits, divisor of "
-           "half as many (top limb made odd, so never zero); × 1-Mul = time over 1-Mul's time at the "
-           "same size; gmpy2: `f_divmod`. H100 references: issue 4 (prototype: divisors of 2..m/2 "
-           "limbs; CGBN `cgbn_div_rem`, divisors of m/2−3 words).",
-    "hmul": "Huge-Mul: one product of two Python ints of `bits` bits, `clbig.mul(x, y)`. Device µs: "
-            "the kernels (profiling events); wall µs: the whole call from Python ints to the Python "
-            "int result (conversion, transfers, kernels, read-back). gmpy2: `x * y` on mpz.",
-    "hdiv": "Huge-Div: one division of a `bits`-bit Python int by one of bits/2 bits, "
-            "`clbig.divmod(x, y)`; device and wall µs as for Huge-Mul. gmpy2: `f_divmod`.",
-}
+def __getattr__(name):
+    # BLURBS, as before the blurbs moved into the specs: built when asked for, so it follows OPS
+    if name == "BLURBS":
+        return {k: o.blurb for k, o in OPS.items()}
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def markdown(res: dict) -> str:
@@ -214,7 +173,7 @@ def markdown(res: dict) -> str:
         if op not in OPS:
             continue
         table, notes = op_table(res, op)
-        L += ["", f"## {OPS[op].label}", "", BLURBS[op], "", table]
+        L += ["", f"## {OPS[op].label}", "", OPS[op].blurb, "", table]
         if notes:
             L += [""] + [f"- {n}" for n in notes]
     table = modular.rate_table(res)
@@ -230,7 +189,7 @@ def markdown(res: dict) -> str:
         judged = [t for t in ts if t and t.get("pass") is not None]
         npass = sum(1 for t in judged if t["pass"])
         verdict = "–" if not judged else ("pass" if npass == len(judged) else "**FAIL**")
-        rows.append([OPS[op].label, TARGET_TEXT[op], f"{npass}/{len(judged)}", verdict])
+        rows.append([OPS[op].label, OPS[op].target_text, f"{npass}/{len(judged)}", verdict])
     L.append(_md_table(["op", "target", "sizes passing", "verdict"], rows))
     return "\n".join(L) + "\n"
 
@@ -289,10 +248,12 @@ def comparison_markdown(results: list) -> str:
         rows.append([OPS[op].label if op in OPS else op, _size(first), first["n"],
                      _gmpy2_cells(g)[0] if g else "–", *cells])
     L.append(_md_table(headers, rows))
-    # 1-Add against each device's own copy bandwidth
-    add_rows = [(op, bits) for op, bits in keys if op == "add"]
-    if add_rows:
-        L += ["", "1-Add bandwidth as a fraction of each device's copy bandwidth:", ""]
+    # ops with OpSpec.copy_table (1-Add) against each device's own copy bandwidth
+    for spec in (o for o in OPS.values() if o.copy_table):
+        add_rows = [(op, bits) for op, bits in keys if op == spec.key]
+        if not add_rows:
+            continue
+        L += ["", f"{spec.label} bandwidth as a fraction of each device's copy bandwidth:", ""]
         rows = []
         for op, bits in add_rows:
             recs = [next((r for r in res["results"] if r["op"] == op and r["bits"] == bits), None)

@@ -75,9 +75,6 @@ def _short(v) -> str:
     return h if len(h) <= 40 else f"{h[:16]}…{h[-16:]} ({int(v).bit_length()} bits)"
 
 
-_PART_NAMES = {"div": ("quotient", "remainder"), "hdiv": ("quotient", "remainder")}
-
-
 def _compare(spec: OpSpec, got: tuple, x, y, bits: int, where: str) -> None:
     """got: the op's parts for one instance (ints); compares each with gmpy2's result."""
     want = spec.reference(x, y, bits)
@@ -85,7 +82,7 @@ def _compare(spec: OpSpec, got: tuple, x, y, bits: int, where: str) -> None:
     for j, w in enumerate(wants[:len(got)]):  # a divmod that gives only the quotient: check that
         g = gmpy2.mpz(got[j])
         if g != w:
-            part = _PART_NAMES.get(spec.key, ("result",) * 2)[j] if len(wants) > 1 else "result"
+            part = spec.parts[j] if len(wants) > 1 and j < len(spec.parts) else "result"
             raise Mismatch(
                 f"{spec.label} ({spec.call}) at {bits} bits, {where}: wrong {part}\n"
                 f"  a    = {_short(x)}\n  b    = {_short(y)}\n"
@@ -105,10 +102,9 @@ def spot_check(spec: OpSpec, r, host_a, host_b, bits: int, n: int) -> list:
     for i, x, y in zip(idx, av, bv):
         x, y = gmpy2.mpz(x), gmpy2.mpz(y)
         _compare(spec, tuple(p[i] for p in arrays), x, y, bits, f"instance {i} of {n}")
-        if spec.key == "add" and len(parts) > 1:
-            carry = bool(np.asarray(parts[1])[i])
-            if carry != bool((x + y) >> bits):
-                raise Mismatch(f"1-Add carry at {bits} bits, instance {i}: got {carry}")
+        why = spec.extra_check(parts, i, x, y, bits) if spec.extra_check and len(parts) > 1 else None
+        if why:
+            raise Mismatch(why)
     return idx
 
 
