@@ -181,3 +181,47 @@ def test_latency_wrong_result_stops(tmp_path, monkeypatch, capsys):
 def test_latency_bad_sizes(capsys):
     assert bench_main.main(["--latency", "--latency-sizes", "x"]) == 2
     assert "--latency-sizes" in capsys.readouterr().err
+
+
+def test_a_new_op_is_one_spec(tmp_path, monkeypatch, capsys):
+    """An OpSpec added to the registry (a toy op: 2a mod 2^bits through add_fixed's kernel) is
+    measured, checked, judged and rendered by the generic code with no other edit: its section
+    with its own columns and blurb, its row in the Targets table and the side-by-side table, its
+    CSV rows, and --ops accepts it."""
+    from clbig.bench import specs
+    toy = specs.OpSpec(
+        "dbl", "Double", "clbig.add_fixed(a, a, bits)",
+        lambda: ((lambda a, b, bits: clbig.add_fixed(a, a, bits)), ""),
+        lambda a, b, bits: (2 * a) % (1 << bits), "bandwidth",
+        lambda A, B, M, bits: [(2 * x) & M for x in A], "(2*x) & (2^bits - 1)",
+        blurb="Double: a toy op of the test.",
+        columns=(specs.BITS, specs.N, specs.US, specs.Col("GB/s (toy)", lambda r, c: c.f(r.get("GBps"))),
+                 *specs.GMPY2, specs.Col("twice", lambda r, c: f"2x{r['n']}"), specs.VERDICT),
+        target_text="no target (toy)")
+    monkeypatch.setitem(specs.OPS, "dbl", toy)
+    rc = bench_main.main(["--quick", "--sizes", "9,10", "--reps", "3", "--gmpy2-seconds", "0.01", "--ops",
+                          "add,dbl", "--no-plots", "--device", "0,0", "--out", str(tmp_path)])
+    assert rc == 0, capsys.readouterr().err
+    run = sorted(p for p in tmp_path.glob("*.json") if p.name != "devices.json")[0]
+    res = json.loads(run.read_text())
+    dbl = [r for r in res["results"] if r["op"] == "dbl"]
+    assert [(r["bits"], r["status"]) for r in dbl] == [(512, "ok"), (1024, "ok")]
+    assert all(r["checked"] and r["GBps"] > 0 and r["target"]["rule"] == "no target (toy)" for r in dbl)
+    md = run.with_suffix(".md").read_text()
+    section = md.split("## Double\n", 1)[1].split("\n## ", 1)[0]
+    assert "Double: a toy op of the test." in section
+    table = [line for line in section.splitlines() if line.startswith("|")]
+    assert [c.strip() for c in table[0].strip("|").split("|")] == \
+        ["bits", "n", "µs", "GB/s (toy)", "gmpy2 µs", "× gmpy2", "twice", "verdict"]
+    assert [line.split("|")[1].strip() for line in table[2:]] == ["2^9", "2^10"]
+    assert all(line.count("|") == 9 for line in table) and f"| 2x{dbl[0]['n']}" in table[2]
+    assert "| Double " in md.split("## Targets", 1)[1] and "no target (toy)" in md
+    assert "| Double " in (tmp_path / "devices.md").read_text()
+    assert sum(1 for r in csv.DictReader((tmp_path / "devices.csv").open()) if r["op"] == "dbl") == 4
+    # and the figures draw it (speed-up over gmpy2) without a panel of its own
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        return
+    paths = report.plots(res, str(tmp_path))
+    assert any(p.endswith("_speedup_gmpy2.png") for p in paths)
