@@ -400,19 +400,29 @@ def array(values, bits: int | None = None, ctx: Context | None = None) -> BigInt
     `bits` is the capacity of the magnitudes (see module doc)."""
     if isinstance(values, BigIntArray):
         values = values.tolist()
-    if isinstance(values, (numbers.Integral, type(gmpy2.mpz(0)))) and not isinstance(values, bool):
-        values = [values]
-    if isinstance(values, (str, bytes, bytearray, dict, set, frozenset)):   # iterable, but not of values
-        raise TypeError(f"clbig.array expects a sequence of integers, got {type(values).__name__}")
-    try:
-        values = list(values)
-    except TypeError:
-        raise TypeError(f"clbig.array expects an iterable of integers, got {type(values).__name__}") from None
+    values = value_list(values, "clbig.array")
     ctx = check_context(ctx) or current_context()
     if getattr(ctx, "is_multi", False):   # several devices: rows spread over them
         from . import multi
         return multi.array(values, bits, ctx)
-    vals, bits, neg = checked_signed(values, bits)
+    return upload_values(ctx, *checked_signed(values, bits))
+
+
+def value_list(values, what: str) -> list:
+    """`values` (one int / mpz, or an iterable of them) as a list; TypeError naming `what` for
+    strings, mappings, sets and non-iterables."""
+    if isinstance(values, (numbers.Integral, type(gmpy2.mpz(0)))) and not isinstance(values, bool):
+        return [values]
+    if isinstance(values, (str, bytes, bytearray, dict, set, frozenset)):   # iterable, but not of values
+        raise TypeError(f"{what} expects a sequence of integers, got {type(values).__name__}")
+    try:
+        return list(values)
+    except TypeError:
+        raise TypeError(f"{what} expects an iterable of integers, got {type(values).__name__}") from None
+
+
+def upload_values(ctx: Context, vals: list, bits: int, neg=None) -> BigIntArray:
+    """Checked magnitudes (checked_signed's result) as a BigIntArray of ctx."""
     check_fits(ctx, len(vals), bits, "clbig.array")
     if vals and radix.worth_it(bits) and all(type(v) is int for v in vals):
         return BigIntArray(ctx, radix.upload(ctx, vals, limbs_for(bits)), bits, neg)

@@ -201,15 +201,7 @@ def from_ints(values, bits: int | None = None, chunks="auto") -> BigIntDaskArray
     chunk size). The limbs are packed on this (client) machine; no device is needed here."""
     if isinstance(values, BigIntArray):
         return from_limbs(values.to_limbs(), bits=values.bits, chunks=chunks)
-    if isinstance(values, (numbers.Integral, _array._MPZ)) and not isinstance(values, bool):
-        values = [values]
-    if isinstance(values, (str, bytes, bytearray, dict, set, frozenset)):   # iterable, but not of values
-        raise TypeError(f"clbig.dask.from_ints expects a sequence of integers, got {type(values).__name__}")
-    try:
-        values = list(values)
-    except TypeError:
-        raise TypeError(f"clbig.dask.from_ints expects an iterable of integers, got {type(values).__name__}") from None
-    vals, bits = _array.checked(values, bits)
+    vals, bits = _array.checked(_array.value_list(values, "clbig.dask.from_ints"), bits)
     limbs = _array._pack(vals, bits)
     return BigIntDaskArray(da.from_array(limbs, chunks=_row_chunks(chunks, *limbs.shape)), bits)
 

@@ -31,13 +31,14 @@ import gmpy2
 import numpy as np
 
 from . import profiling
-from .array import BigIntArray, checked_signed, from_limbs, limbs_for, limbs_as, limbs_to_ints
-from .devices import Context, _stack, current_context
+from .array import (BigIntArray, checked_signed, from_limbs, limbs_as, limbs_for, limbs_to_ints,
+                    upload_values)
+from .devices import Context, Current, _stack, current_context
 
 _MPZ = type(gmpy2.mpz(0))
 
 
-class Devices:
+class Devices(Current):
     """Several devices used as one: `contexts` (one clbig.Context each). `with` makes it the
     current context of this thread; operations on its arrays split their rows over the devices."""
 
@@ -66,14 +67,6 @@ class Devices:
 
     def __bool__(self):
         return True
-
-    def __enter__(self):
-        _stack().append(self)
-        return self
-
-    def __exit__(self, *exc):
-        _stack().pop()
-        return False
 
     def finish(self):
         for c in self.contexts:
@@ -248,11 +241,10 @@ def _slice(p, r0: int, r1: int):
 def array(values: list, bits, D: Devices, lay=None) -> SplitArray:
     """clbig.array on a Devices: widths and errors over the whole batch, then one upload per
     device (concurrently), laid out as `lay` or by the devices' speeds."""
-    from .array import array as one
-    vals, bits, neg = checked_signed(values, bits)
-    signed = [-v if s else v for v, s in zip(vals, neg)] if neg is not None else vals
+    vals, bits, neg = checked_signed(values, bits)      # checked once, for the whole batch
     lay = lay or D.layout(len(vals), "add")
-    pieces = [D._pool.submit(_on, D.contexts[d], one, signed[r0:r1], bits) for d, r0, r1 in lay]
+    pieces = [D._pool.submit(upload_values, D.contexts[d], vals[r0:r1], bits,
+                             None if neg is None else neg[r0:r1]) for d, r0, r1 in lay]
     return SplitArray(D, [(d, f.result()) for (d, _, _), f in zip(lay, pieces)])
 
 

@@ -16,7 +16,7 @@ import threading
 import numpy as np
 
 from . import profiling
-from .array import BigIntArray, checked_signed, limbs_for
+from .array import BigIntArray, _pack, checked_signed, limbs_for
 from .devices import Context, current_context
 
 #: A chunk's operands and result may use this share of the device's memory (the rest: scratch
@@ -107,10 +107,7 @@ def _as_host(x, n: int, ctx: Context):
     from .multi import HostRows, SplitArray
     if isinstance(x, (list, tuple)) and len(x) == n and n != 1:
         vals, bits, neg = checked_signed(list(x))
-        m = limbs_for(bits)
-        raw = b"".join(v.to_bytes(4 * m, "little") for v in vals)
-        limbs = np.frombuffer(raw, dtype="<u4").reshape(len(vals), m).astype(np.uint32, copy=False)
-        return SplitArray(ctx, [(None, HostRows(limbs, bits, neg))])
+        return SplitArray(ctx, [(None, HostRows(_pack(vals, bits), bits, neg))])
     return x
 
 
