@@ -240,7 +240,20 @@ def _select(selector):
     raise ValueError(f"no OpenCL device matches {selector!r}; available devices:\n{listing}")
 
 
-class Context:
+class Current:
+    """`with x:` makes x the current context of this thread (see current_context); contexts
+    nest and the previous one comes back on exit. Shared by Context and multi.Devices."""
+
+    def __enter__(self):
+        _stack().append(self)
+        return self
+
+    def __exit__(self, *exc):
+        _stack().pop()
+        return False
+
+
+class Context(Current):
     """A device, its OpenCL context and an in-order profiling queue.
 
     `with clbig.Context("nvidia"):` makes it the current context of this thread;
@@ -359,14 +372,6 @@ class Context:
 
     def __repr__(self):
         return f"clbig.Context({self.name!r})"
-
-    def __enter__(self):
-        _stack().append(self)
-        return self
-
-    def __exit__(self, *exc):
-        _stack().pop()
-        return False
 
     def finish(self):
         self.queue.finish()
