@@ -35,6 +35,17 @@ def _ok(res, op):
     return [r for r in res["results"] if r["op"] == op and r["status"] == "ok" and r.get("log2_bits") is not None]
 
 
+_GMPY2_LINE = dict(color="0.35", lw=1, alpha=0.8)
+
+
+def _plot_host(ax, res, op, mk, value):
+    """op's gmpy2 (host) line: value(row) at each size that has a gmpy2 time."""
+    hs = _host(res, op)
+    if hs:
+        ax.plot([r["log2_bits"] for r in hs], [value(r) for r in hs], mk + ":", **_GMPY2_LINE,
+                label=f"{OPS[op].label} gmpy2 (host)")
+
+
 def _host(res, op):
     return [r for r in res["results"] if r["op"] == op and r.get("gmpy2_us") and r.get("log2_bits") is not None]
 
@@ -75,7 +86,6 @@ def plots(res: dict, out_dir: str) -> list:
     full_bytes = 3 * (1 << LOG2_BATCH_BITS) // 8
     scale = res["config"]["scale"]
     paths = []
-    gm = dict(color="0.35", lw=1, alpha=0.8)
 
     fig, axes = plt.subplots(2, 2, figsize=(14, 9.5))
     ax = axes[0][0]
@@ -88,10 +98,7 @@ def plots(res: dict, out_dir: str) -> list:
                      if _num(v))
         ax.plot([k for k, _ in ref], [full_bytes / v / 1e3 for _, v in ref], mk + "--", color=col,
                 alpha=0.4, label=f"{OPS[op].label} H100 proto")
-        hs = _host(res, op)
-        if hs:
-            ax.plot([r["log2_bits"] for r in hs], [_metric(op)[2](r) for r in hs], mk + ":", **gm,
-                    label=f"{OPS[op].label} gmpy2 (host)")
+        _plot_host(ax, res, op, mk, lambda r: _metric(op)[2](r))
     if copy_bw:
         ax.axhline(copy_bw, color="k", lw=1, label=f"copy {copy_bw:.0f} GB/s (this device)")
     ax.set_yscale("log")
@@ -112,10 +119,7 @@ def plots(res: dict, out_dir: str) -> list:
             ax.plot([k for k, _ in ref], [(1 << LOG2_BATCH_BITS) * (1 << k) // 1024 / v / 1e3 for k, v in ref],
                     mk, color=col, alpha=0.4, label=f"{OPS[op].label} H100 {impl}")
     for op, mk, col in own:
-        hs = _host(res, op)
-        if hs:
-            ax.plot([r["log2_bits"] for r in hs], [_metric(op)[2](r) for r in hs], mk + ":", **gm,
-                    label=f"{OPS[op].label} gmpy2 (host)")
+        _plot_host(ax, res, op, mk, lambda r: _metric(op)[2](r))
     ax.set_yscale("log")
     ax.set(title="1-Mul throughput", xlabel="log2(bits)", ylabel="Gu32ops/s (n·m², m = bits/32)")
     ax.legend(fontsize=7)
@@ -150,10 +154,7 @@ def plots(res: dict, out_dir: str) -> list:
             ax.plot(xs, [r["us"] for r in rs], mk + "-", color=col, label=f"{OPS[op].label} device")
             ax.plot(xs, [r["wall_us"] for r in rs], mk + "--", color=col, alpha=0.6,
                     label=f"{OPS[op].label} wall (with transfers)")
-        hs = _host(res, op)
-        if hs:
-            ax.plot([r["log2_bits"] for r in hs], [r["gmpy2_us"] for r in hs], mk + ":", **gm,
-                    label=f"{OPS[op].label} gmpy2 (host)")
+        _plot_host(ax, res, op, mk, lambda r: r["gmpy2_us"])
     ax.set_yscale("log")
     ax.set(title="Single huge product / division", xlabel="log2(bits) per operand", ylabel="µs")
     if ax.get_legend_handles_labels()[0]:
