@@ -12,13 +12,13 @@ slow-path steps it was built to reach (a case that reaches neither fails).
 """
 from __future__ import annotations
 
-import os
 import random
 
 import numpy as np
 import pyopencl.array as cla
 
 import clbig
+from oclgrind_env import env as set_env
 from clbig import ops
 from clbig.render import kernel, launch
 
@@ -39,9 +39,7 @@ def _zero_rich(mv: int, mu: int):
 
 
 def _divide(ctx, check, tag, pairs, ba, bb, env=None, broadcast=False):
-    saved = {k: os.environ.get(k) for k in (env or {})}
-    os.environ.update(env or {})
-    try:
+    with set_env(**(env or {})):
         xs, ys = [p[0] for p in pairs], [p[1] for p in pairs]
         a = clbig.array(xs, bits=ba, ctx=ctx)
         b = clbig.array(ys[:1] if broadcast else ys, bits=bb, ctx=ctx)
@@ -53,12 +51,6 @@ def _divide(ctx, check, tag, pairs, ba, bb, env=None, broadcast=False):
         check(f"{tag} quotient", q, [x // y for x, y in zip(xs, ys)], ba)
         check(f"{tag} remainder", r, [x % y for x, y in zip(xs, ys)], bb)
         return stats
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
 
 
 def _need(tag, stats, C, slow=False, addback=False):

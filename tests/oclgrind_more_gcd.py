@@ -9,27 +9,15 @@ from __future__ import annotations
 
 import importlib
 import math
-import os
 
 G = importlib.import_module("clbig.gcd")   # the module: clbig.gcd is the function
 from clbig import gcd_n
 import clbig
-
-
-def _with_env(var, value, fn, *args):
-    saved = os.environ.get(var)
-    os.environ[var] = value
-    try:
-        fn(*args)
-    finally:
-        if saved is None:
-            os.environ.pop(var, None)
-        else:
-            os.environ[var] = saved
+from oclgrind_env import call_with
 
 
 def _with_store(store, fn, *args):
-    _with_env("CLBIG_GCD_STORE", store, fn, *args)
+    call_with({"CLBIG_GCD_STORE": store}, fn, *args)
 
 
 def gcds(ctx, check, tag):
@@ -91,5 +79,5 @@ def run(wide_ctx, small_ctx, guarded, check, values):
     guarded("invert small-wg global", _with_store, "global", inverses, small_ctx, check,
             "invert small-wg global")
     guarded("gcd stat flags", stats, wide_ctx, check, "gcd stat flags")
-    guarded("invert cof 1", _with_env, "CLBIG_GCD_COF", "1", inverses, wide_ctx, check,
+    guarded("invert cof 1", call_with, {"CLBIG_GCD_COF": "1"}, inverses, wide_ctx, check,
             "invert cof 1")

@@ -16,10 +16,9 @@ Sizes are the smallest that reach each path: Oclgrind interprets every work-item
 """
 from __future__ import annotations
 
-import os
-from contextlib import contextmanager
 
 import clbig
+from oclgrind_env import env
 from clbig import fused as F
 
 # (bits of a, bits of b, values of a, values of b): each broadcasts the shorter list
@@ -31,20 +30,6 @@ SHAPES = [
     (64, 64, 5, 5),
     (33, 100, 4, 1),
 ]
-
-
-@contextmanager
-def env(**kw):
-    saved = {k: os.environ.get(k) for k in kw}
-    os.environ.update({k: str(v) for k, v in kw.items()})
-    try:
-        yield
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
 
 
 def _operands(ctx, values, wa, wb, na, nb):

@@ -16,25 +16,12 @@ Every result is checked against Python's pow.
 """
 from __future__ import annotations
 
-import os
 import random
 
 from clbig import modular
+from oclgrind_env import call_with
 
 RNG = random.Random(20261124)
-
-
-def _env(env, f, *args):
-    saved = {k: os.environ.get(k) for k in env}
-    os.environ.update(env)
-    try:
-        return f(*args)
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
 
 
 def _case(ctx, check, tag, bits, n, shared_e=False, even=False):
@@ -59,13 +46,13 @@ def run(wide_ctx, small_ctx, guarded, check, values):
     guarded("mont one item", _case, wide_ctx, check, "mont one item", 96, 5)
     guarded("mont one item shared e", _case, wide_ctx, check, "mont one item shared e", 64, 3, True)
     guarded("mont one item even", _case, wide_ctx, check, "mont one item even", 96, 4, False, True)
-    guarded("mont one item cios sqr", _env, {"CLBIG_MONT_SQR": "0"}, _case, wide_ctx, check,
+    guarded("mont one item cios sqr", call_with, {"CLBIG_MONT_SQR": "0"}, _case, wide_ctx, check,
             "mont one item cios sqr", 96, 4)
-    guarded("mont small batch", _env, {"CLBIG_MONT_FILL": "100000"}, _case, wide_ctx, check,
+    guarded("mont small batch", call_with, {"CLBIG_MONT_FILL": "100000"}, _case, wide_ctx, check,
             "mont small batch", 544, 3)
-    guarded("mont coop", _env, COOP, _case, wide_ctx, check, "mont coop", 96, 3)
-    guarded("mont coop shared e", _env, COOP, _case, wide_ctx, check, "mont coop shared e", 96, 3, True)
-    guarded("mont coop even", _env, COOP, _case, wide_ctx, check, "mont coop even", 96, 3, False, True)
-    guarded("mont coop small-wg", _env, COOP, _case, small_ctx, check, "mont coop small-wg", 544, 3)
-    guarded("mont one item loc", _env, LOC, _case, wide_ctx, check, "mont one item loc", 96, 4, False, True)
-    guarded("mont coop loc", _env, {**COOP, **LOC}, _case, wide_ctx, check, "mont coop loc", 96, 4, False, True)
+    guarded("mont coop", call_with, COOP, _case, wide_ctx, check, "mont coop", 96, 3)
+    guarded("mont coop shared e", call_with, COOP, _case, wide_ctx, check, "mont coop shared e", 96, 3, True)
+    guarded("mont coop even", call_with, COOP, _case, wide_ctx, check, "mont coop even", 96, 3, False, True)
+    guarded("mont coop small-wg", call_with, COOP, _case, small_ctx, check, "mont coop small-wg", 544, 3)
+    guarded("mont one item loc", call_with, LOC, _case, wide_ctx, check, "mont one item loc", 96, 4, False, True)
+    guarded("mont coop loc", call_with, {**COOP, **LOC}, _case, wide_ctx, check, "mont coop loc", 96, 4, False, True)
