@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import plan as P
-from .render import DoesNotFit, kernel, launch
+from .render import DoesNotFit, kernel, launch, memo
 
 # Bits of the per-instance control byte of op "ctl" (kernels_cl/add.cl.mako): the kernel
 # computes r = ((a + b') + cin) ^ (all ones if CTL_NOT_R), b' = ((b & keep) ^ flip) at the
@@ -27,6 +27,14 @@ def _flag_params(bits: int, want_flag: bool):
     return mr, top, None, 0
 
 
+# Env overrides the plans read (scan_plans' and _rows_plans'): part of the memo key.
+_ENV = ("CLBIG_ADD_ROWS",) + P.SCAN_ENV
+# Plans are made for min(n, N_CLASS) instances, so longer batches share one memo entry: n only
+# caps the instances per group (at most 1024) and rows per group (at most CLBIG_ADD_ROWS,
+# reached by n >= 256 * rows), so the plans are the same for any CLBIG_ADD_ROWS up to 256.
+N_CLASS = 1 << 16
+
+
 def addsub(ctx, op: str, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int,
            want_flag: bool = False, out=None, ctl=None):
     """(a ± b) mod 2**bits on n instances; a, b are device buffers of limbs with instance
@@ -34,15 +42,36 @@ def addsub(ctx, op: str, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits:
     op "ctl": `ctl` is a device buffer of n control bytes (CTL_*), no flags."""
     if (op == "ctl") != (ctl is not None) or (ctl is not None and want_flag):
         raise ValueError("addsub: op 'ctl' takes a control buffer and gives no flags")
-    mr, top, flag_limb, flag_bit = _flag_params(bits, want_flag)
-    m_need = max(ma, mb, mr)
+    mr = P.ceil_div(bits, 32)
     if out is None:
         out = ctx.empty((n, mr), np.uint32)
     flags = ctx.empty((max(n, 1),), np.uint8) if want_flag else None
     if n == 0:
         return out, (np.zeros(0, bool) if want_flag else None)
+    key = ("addsub", op, ma, mb, bits, want_flag, sa, sb, min(n, N_CLASS)) + P.env_values(_ENV)
+    plans = memo(ctx)
+    got = plans.get(key)
+    if got is None:
+        got = plans[key] = _choose(ctx, op, ma, mb, bits, want_flag, sa, sb, min(n, N_CLASS))
+    if not got:
+        raise RuntimeError(f"no addition kernel fits this device for {max(ma, mb, mr)} limbs")
+    pl, ks = got
     flag_buf = flags.data if want_flag else (ctl if ctl is not None else out.data)  # unused when FLAG_LIMB is None
     args = (a, np.uint64(sa), b, np.uint64(sb), out.data, flag_buf)
+    if len(ks) == 1:
+        launch(ctx, ks[0], pl.groups(n), pl.work_group, *args, out.data, np.uint32(n))
+    else:   # multi-group: block summaries, then the pass that applies them
+        blk = ctx.buffer(n * pl.G)
+        for k in ks:
+            launch(ctx, k, pl.groups(n), pl.work_group, *args, blk, np.uint32(n))
+    return out, (flags.get(queue=ctx.queue)[:n].astype(bool) if want_flag else None)
+
+
+def _choose(ctx, op, ma, mb, bits, want_flag, sa, sb, n):
+    """(plan, kernels) of the first plan whose kernels fit this device, else False; n is the
+    batch length's class (min(n, N_CLASS))."""
+    mr, top, flag_limb, flag_bit = _flag_params(bits, want_flag)
+    m_need = max(ma, mb, mr)
     rows = _rows_plans(ctx, m_need, n, ma, mb, mr, sa, sb) if op != "ctl" else []   # no ctl rows mode
     for pl in rows + list(P.scan_plans(ctx, m_need, n)):
         per_item = 4 if (pl.mode == "rows" and not pl.chain) else pl.Q  # limbs of one instance
@@ -53,18 +82,15 @@ def addsub(ctx, op: str, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits:
                       Q=pl.Q, IPI=pl.IPI, G=pl.G, CHAIN=pl.chain)
         try:
             if pl.mode in ("single", "rows"):
-                k = kernel(ctx, "add.cl.mako", "add_sub", pl.work_group, MODE=pl.mode, IPB=pl.IPB, **params)
-                launch(ctx, k, pl.groups(n), pl.work_group, *args, out.data, np.uint32(n))
+                ks = (kernel(ctx, "add.cl.mako", "add_sub", pl.work_group, MODE=pl.mode, IPB=pl.IPB,
+                             **params),)
             else:
-                ks = [kernel(ctx, "add.cl.mako", "add_sub", pl.work_group, MODE=mode, IPB=1, **params)
-                      for mode in ("summary", "apply")]
-                blk = ctx.buffer(n * pl.G)
-                for k in ks:
-                    launch(ctx, k, pl.groups(n), pl.work_group, *args, blk, np.uint32(n))
+                ks = tuple(kernel(ctx, "add.cl.mako", "add_sub", pl.work_group, MODE=mode, IPB=1, **params)
+                           for mode in ("summary", "apply"))
         except DoesNotFit:
             continue
-        return out, (flags.get(queue=ctx.queue)[:n].astype(bool) if want_flag else None)
-    raise RuntimeError(f"no addition kernel fits this device for {m_need} limbs")
+        return pl, ks
+    return False
 
 
 def vec_ok(q: int, m: int, stride: int) -> bool:

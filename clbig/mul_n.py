@@ -19,6 +19,7 @@ from pathlib import Path
 
 from . import mul_basecase, mul_ntt, mul_ssa
 from . import plan as P
+from .render import memo
 
 ALGORITHMS = ("classical", "ntt", "ssa")
 # Full products and clipped ones (mod 2^bits with bits at most about the longer operand: the
@@ -61,12 +62,28 @@ def crossovers(ctx) -> dict:
     return got
 
 
+# What the NTT's and SSA's `supports` read beyond the context's fixed limits: tuning
+# overrides from the environment and module settings that tests patch. Part of why_not's key.
+_NTT_ENV = ("CLBIG_NTT_FIELD", "CLBIG_NTT_POINTS")
+_SSA_ENV = ("CLBIG_SSA_K", "CLBIG_SSA_Q", "CLBIG_SSA_LEVELS")
+
+
 def why_not(ctx, algorithm: str, ma: int, mb: int, bits: int) -> str | None:
-    """None when `algorithm` can run this product on this device, else the reason."""
+    """None when `algorithm` can run this product on this device, else the reason. Memoized
+    per context (choose asks it for every product: ~5 µs of planning each time)."""
     if algorithm == "classical":
         return None
-    module = mul_ntt if algorithm == "ntt" else mul_ssa
-    return module.supports(ctx, ma, mb, bits)
+    if algorithm == "ntt":
+        key = (("mul_n.why_not", "ntt", ma, mb, bits) + P.env_values(_NTT_ENV)
+               + tuple([f.max_log for f in mul_ntt.FIELDS.values()]))
+    else:
+        key = ("mul_n.why_not", "ssa", ma, mb, bits, mul_ssa._limits) + P.env_values(_SSA_ENV)
+    plans = memo(ctx)
+    got = plans.get(key, plans)   # the memo itself stands for "not yet known" (None is a verdict)
+    if got is plans:
+        module = mul_ntt if algorithm == "ntt" else mul_ssa
+        got = plans[key] = module.supports(ctx, ma, mb, bits)
+    return got
 
 
 def check_algorithm(algorithm: str) -> str:

@@ -9,6 +9,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+from .render import memo
+
 WORD = 4  # bytes per limb
 
 
@@ -61,10 +63,33 @@ def env_ints(name: str, default):
     return got
 
 
+# Env overrides scan_plans reads: part of its memo key, so a changed setting takes effect.
+SCAN_ENV = ("CLBIG_SCAN_Q", "CLBIG_SCAN_ITEMS")
+
+
+def env_values(names) -> tuple:
+    """The raw values of these environment variables: the part of a memo key that makes a
+    plan follow a CLBIG_* override set after the first launch (tests and sweeps set them)."""
+    get = os.environ.get
+    return tuple([get(n) for n in names])
+
+
 def scan_plans(ctx, m: int, n: int, stage_buffers: int = 1, q_options=None,
-               target_items: int = 256, chained: bool = False):
+               target_items: int = 256, chained: bool = False) -> tuple:
     """Plans for map–scan kernels (add, sub, compare) over instances of m limbs, best first;
-    the caller moves on when a built kernel turns out not to fit (DoesNotFit)."""
+    the caller moves on when a built kernel turns out not to fit (DoesNotFit). Memoized per
+    context: n matters only up to the work-group limit (instances per group)."""
+    n = min(n, ctx.max_items)
+    q_options = tuple(q_options) if q_options else None
+    key = ("scan_plans", m, n, stage_buffers, q_options, target_items, chained) + env_values(SCAN_ENV)
+    plans = memo(ctx)
+    got = plans.get(key)
+    if got is None:
+        got = plans[key] = tuple(_scan_plans(ctx, m, n, stage_buffers, q_options, target_items, chained))
+    return got
+
+
+def _scan_plans(ctx, m, n, stage_buffers, q_options, target_items, chained):
     q_options = env_ints("CLBIG_SCAN_Q", q_options or (4, 8, 16, 32))
     target_items = env_ints("CLBIG_SCAN_ITEMS", (target_items,))[0]
     max_items = ctx.max_items
@@ -113,4 +138,7 @@ def is_square(a, sa: int, ma: int, b, sb: int, mb: int) -> bool:
 
 def few(ctx, n: int) -> bool:
     """Too few instances to fill the device with one work-group each (latency-bound launches)."""
-    return n < 4 * int(ctx.device.max_compute_units)
+    units = ctx.__dict__.get("_compute_units")   # a device query costs a µs or two per call
+    if units is None:
+        units = ctx._compute_units = int(ctx.device.max_compute_units)
+    return n < 4 * units

@@ -1,4 +1,5 @@
-"""Kernel templates: Mako rendering, OpenCL builds memoized per context.
+"""Kernel templates: Mako rendering, OpenCL builds memoized per context, the context's memo of
+launch plans (`memo`) and the one launch path (`launch`).
 
 Compiled binaries are also cached on disk by pyopencl (keyed by source, options and device),
 so a second process builds nothing.
@@ -10,6 +11,7 @@ import shlex
 import sys
 from pathlib import Path
 
+import numpy as np
 import pyopencl as cl
 from mako.lookup import TemplateLookup
 
@@ -41,12 +43,49 @@ def render(template: str, **params) -> str:
     return _lookup.get_template(template).render(**params)
 
 
+# The key in ctx._programs under which `memo` keeps a context's launch plans: the same shape
+# as a kernel's key (template, name, parameters), so tools that walk _programs still can, and
+# clearing _programs (bench/sweep_gpu.py between settings) forgets the plans with the kernels.
+_MEMO = ("", "memo", ())
+
+
+def memo(ctx) -> dict:
+    """This context's memo of launch plans and chosen kernels (issue 14: planning a launch cost
+    10-30 µs of Python per call). Keys are tuples naming the planner first and then everything
+    its choice depends on (sizes, strides, batch-size class, CLBIG_* overrides read at plan
+    time); values are complete, immutable results stored in one assignment, so threads sharing
+    the context at worst compute one twice and never see half of one."""
+    m = ctx._programs.get(_MEMO)
+    if m is None:
+        m = ctx._programs.setdefault(_MEMO, {})
+    return m
+
+
 def kernel(ctx, template: str, name: str, work_group: int | None = None, **params) -> cl.Kernel:
     """The kernel `name` of `template` rendered with `params`, built once per context.
 
     With `work_group`, checks that this device can run the built kernel at that size (register
     pressure can lower the limit below the device maximum) and raises DoesNotFit otherwise.
     """
+    # Warm path: the parameters in the caller's order (one call site passes them in one
+    # order), no sort; the outcome of the work-group check is kept with the kernel.
+    fast = memo(ctx)
+    fkey = (template, name, work_group, ctx.carry, tuple(params.items()))
+    got = fast.get(fkey)
+    if got is not None:
+        if isinstance(got, DoesNotFit):
+            raise DoesNotFit(*got.args)
+        return got
+    try:
+        got = _kernel(ctx, template, name, work_group, params)
+    except DoesNotFit as e:
+        fast[fkey] = DoesNotFit(*e.args)   # without the traceback, whose frames hold ctx
+        raise
+    fast[fkey] = got
+    return got
+
+
+def _kernel(ctx, template: str, name: str, work_group: int | None, params: dict) -> cl.Kernel:
     params = {"CARRY": ctx.carry, **params}   # a caller may turn the carry chains off
     key = (template, name, tuple(sorted(params.items())))
     k = ctx._programs.get(key)
@@ -63,7 +102,7 @@ def kernel(ctx, template: str, name: str, work_group: int | None = None, **param
                 # a compiler that rejects the inline PTX: this context goes without it
                 print(f"clbig: inline PTX rejected, going without carry chains ({e})", file=sys.stderr)
                 ctx.carry = ""
-                return kernel(ctx, template, name, work_group, **dict(params, CARRY=""))
+                return _kernel(ctx, template, name, work_group, dict(params, CARRY=""))
             if os.environ.get("CLBIG_BUILD_LOG"):
                 log = prg.get_build_info(ctx.device, cl.program_build_info.LOG).strip()
                 print(f"[clbig build] {template} {name} {params}: {log}", file=sys.stderr)
@@ -106,5 +145,18 @@ def launch(ctx, k: cl.Kernel, groups: int, work_group: int, *args, wait_for=None
     the context and hold their arguments between set_args and the enqueue: the pair runs under
     the context's launch lock, or another thread's arguments could run in this launch."""
     with ctx.launch_lock:
+        if not getattr(k, "_clbig_typed", False):
+            _declare_scalars(k, args)
         ev = k(ctx.queue, (groups * work_group,), (work_group,), *args, wait_for=wait_for)
     return record(ev)
+
+
+def _declare_scalars(k: cl.Kernel, args) -> None:
+    """Tell pyopencl the kernel's scalar argument types (those of its first launch's numpy
+    scalars; a kernel's signature fixes them): it then packs scalars with struct, where an
+    undeclared numpy scalar costs ~5 µs per argument per launch (PoCL, 2026-11-24: a launch of
+    four scalars 26 -> 4 µs). Runs under the launch lock: it replaces the kernel's invoker."""
+    types = [a.dtype if isinstance(a, np.generic) else None for a in args]
+    if any(t is not None for t in types):
+        k.set_scalar_arg_dtypes(types)
+    k._clbig_typed = True
