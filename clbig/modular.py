@@ -4,8 +4,7 @@ Coercion and broadcasting as for the other operations (any operand a BigIntArray
 mpz or a list; length one broadcasts), exact semantics for every modulus m >= 1:
 
 * odd m: Montgomery arithmetic on the device (clbig.mont), R = B^NP for the plan's NP limbs;
-  R^2 mod m comes from a kernel of doublings and Montgomery squares (clbig.mont.r2), or for
-  residues beyond one work-item from one batch division (clbig.mod of the broadcast R^2).
+  R^2 mod m comes from one batch division on the device (clbig.divmod of the broadcast R^2).
 * even m = 2^s m_o: CRT of a^e mod m_o (Montgomery, m_o odd, possibly 1) and a^e mod 2^s (the
   same kernel modulo B^NP, no reduction); the two residues are joined on the host for those
   rows only, x = x1 + m_o ((x2 - x1) m_o^-1 mod 2^s), a few products per row against the
@@ -95,14 +94,10 @@ class Modulus:
         return mont.shape(self.ctx, self.nm)
 
     def r2(self, np_limbs: int) -> BigIntArray:
-        """R^2 mod m for R = B^np_limbs, kept: by Montgomery squares on the device
-        (clbig.mont.r2; rows of even moduli meaningless), or one batch division where one
-        work-item cannot hold the residues."""
+        """R^2 mod m for R = B^np_limbs: one batch division on the device, kept."""
         r = self._r2.get(np_limbs)
         if r is None:
-            d = mont.r2(self.ctx, self.m.data.data, self.m.m, self.nm, np_limbs, self.n)
-            r = BigIntArray(self.ctx, d, 32 * self.nm) if d is not None else ops.mod(1 << (64 * np_limbs), self.m)
-            self._r2[np_limbs] = r
+            r = self._r2[np_limbs] = ops.mod(1 << (64 * np_limbs), self.m)
         return r
 
     def values(self) -> list[int]:

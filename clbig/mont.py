@@ -186,30 +186,3 @@ def powmod(ctx, pl, a, sa, ma, e, se, me, m, sm, nm, r2, sr2, n, pow2=False, w=N
     launch(ctx, k, groups, wg, a, np.uint64(sa), e, np.uint64(se), m, np.uint64(sm), r2,
            np.uint64(sr2), out.data, tab, np.uint32(n))
     return out
-
-
-def r2(ctx, m, sm, nm, np_limbs, n):
-    """R^2 mod m (R = B^np_limbs) for n odd moduli (nm <= np_limbs limbs, stride sm) by the
-    kernel's doublings and five Montgomery squares: an (n, nm) device array, or None (the
-    caller divides instead) where one item cannot hold np_limbs, and on CPUs unless
-    CLBIG_MONT_R2=1 (CLBIG_MONT_R2=0: never). PoCL (2-core Zen 5, 4000 moduli): 16.5 ms at
-    1024 bits and 120 ms at 2048 against the division's 7.9 and 22.6 ms (five full squares
-    plus NP doublings cost more than a division's two or three products on a CPU); on a GPU
-    the division's dozens of launches cost more than the work."""
-    gpu = bool(ctx.device.type & cl.device_type.GPU)
-    if not _env_count("CLBIG_MONT_R2", int(gpu)) or np_limbs > P.env_ints("CLBIG_MONT_ONE", (ONE_MAX,))[0]:
-        return None
-    out = ctx.empty((n, nm), np.uint32)
-    if n == 0:
-        return out
-    items = min(P.env_ints("CLBIG_MONT_ITEMS", (ITEMS,))[0], ctx.max_items)
-    pl = dict(Q=np_limbs, C=1, IPB=max(1, min(items, P.next_pow2(n))), NP=np_limbs, MLOC=False,
-              BLOC=_loc("CLBIG_MONT_BLOC", np_limbs, 1, BLOC_MIN))
-    while pl["IPB"] > 1 and _local_bytes(np_limbs, 1, pl["IPB"], False, pl["BLOC"]) > ctx.local_mem:
-        pl["IPB"] //= 2
-    if _local_bytes(np_limbs, 1, pl["IPB"], False, pl["BLOC"]) > ctx.local_mem:
-        return None
-    k, wg = _build(ctx, pl, "r2", NM=nm, MA=0, MB=0, ME=0, W=1, SHARED_E=False, POW2=False, SQR=False)
-    launch(ctx, k, P.ceil_div(n, pl["IPB"]), wg, m, np.uint64(sm), out.data, np.uint32(n))
-    return out
-

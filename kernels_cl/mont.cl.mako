@@ -61,7 +61,7 @@
 </%def>
 <%def name="put(src)">
 % for j in range(Q):
-    xs[s * ${XLD}u + k * ${Q}u + ${j}u] = ${at(src, j)};
+    xs[s * ${XLD}u + k * ${Q}u + ${j}u] = ${src}[${j}];
 % endfor
 </%def>
 <%def name="put_global(src, stride, M)">
@@ -118,44 +118,6 @@ void mulmod(__global const uint *a, ulong sa, __global const uint *bv, ulong sb,
     ${put("r")}
     ${load(B, "r2", "sr2", NM)}
     ${mont_mul("r", B)}          /* a b mod m */
-    ${store_out()}
-}
-% elif KERNEL == "r2":
-## R^2 mod m without a division (C = 1; Modulus.r2): x = 2^top for m's highest set bit (so
-## x <= m), doubled mod m up to 2^(L+NP) (L = 32 NP, R = 2^L), then five Montgomery squares,
-## each taking 2^(L+d) to 2^(L+2d): d goes NP -> 32 NP = L, so x = 2^(2L) = R^2 mod m. A
-## doubled x below 2m loses m at most once; x = m happens only for m = 1, where mont_mul
-## still returns 0 (a*b = 1 < mR). Rows of even moduli get no meaning (the CRT path skips them).
-__kernel __attribute__((reqd_work_group_size(${WG}, 1, 1)))
-void r2(__global const uint *m, ulong sm, __global uint *out, uint n)
-{
-    ${prologue()}
-    uint top = 0;
-% for j in range(Q):
-    if (${at(MM, j)} != 0u) top = ${32 * j + 31}u - clz(${at(MM, j)});
-% endfor
-% for j in range(Q):
-    ${at(B, j)} = (top >> 5) == ${j}u ? 1u << (top & 31u) : 0u;
-% endfor
-    for (uint t = top; t < ${32 * NP + NP}u; ++t) {
-        uint _o = 0, _c = 1; ulong _t;
-        uint _d[${Q}];
-% for j in range(Q):
-        { const uint v = ${at(B, j)}; ${at(B, j)} = (v << 1) | _o; _o = v >> 31; }
-        _t = (ulong)${at(B, j)} + (uint)~${at(MM, j)} + _c; _d[${j}] = (uint)_t; _c = (uint)(_t >> 32);
-% endfor
-        const uint _sub = _o | _c;
-% for j in range(Q):
-        ${at(B, j)} = _sub ? _d[${j}] : ${at(B, j)};
-% endfor
-    }
-    for (uint sq = 0; sq < 5u; ++sq) {
-        ${put(B)}
-        ${mont_mul("r", B)}
-% for j in range(Q):
-        ${at(B, j)} = r[${j}];
-% endfor
-    }
     ${store_out()}
 }
 % else:

@@ -12,7 +12,6 @@ mulmod and powmod on tiny batches, in both shapes and the power-of-two mode.
   * C = 3 on 4-item work-groups (the small context): one instance per group;
   * m and the multiplicand in local memory (CLBIG_MONT_MLOC / _BLOC), one item and C = 2,
     with an even modulus (the power-of-two kernel's multiplicand too).
-R^2 mod m comes from the r2 kernel (doublings and Montgomery squares) in every case.
 Every result is checked against Python's pow.
 """
 from __future__ import annotations
@@ -44,19 +43,16 @@ LOC = {"CLBIG_MONT_MLOC": "1", "CLBIG_MONT_BLOC": "1"}
 
 
 def run(wide_ctx, small_ctx, guarded, check, values):
-    cases = [   # (tag, environment, context, bits, n, shared e, even)
-        ("mont one item", {}, wide_ctx, 96, 5, False, False),
-        ("mont one item shared e", {}, wide_ctx, 64, 3, True, False),
-        ("mont one item even", {}, wide_ctx, 96, 4, False, True),
-        ("mont one item cios sqr", {"CLBIG_MONT_SQR": "0"}, wide_ctx, 96, 4, False, False),
-        ("mont small batch", {"CLBIG_MONT_FILL": "100000"}, wide_ctx, 544, 3, False, False),
-        ("mont coop", COOP, wide_ctx, 96, 3, False, False),
-        ("mont coop shared e", COOP, wide_ctx, 96, 3, True, False),
-        ("mont coop even", COOP, wide_ctx, 96, 3, False, True),
-        ("mont coop small-wg", COOP, small_ctx, 544, 3, False, False),
-        ("mont one item loc", LOC, wide_ctx, 96, 4, False, True),
-        ("mont coop loc", {**COOP, **LOC}, wide_ctx, 96, 4, False, True),
-    ]
-    for tag, env, ctx, bits, n, shared_e, even in cases:
-        # R^2 mod m by the r2 kernel (a CPU device would divide instead)
-        guarded(tag, call_with, {**env, "CLBIG_MONT_R2": "1"}, _case, ctx, check, tag, bits, n, shared_e, even)
+    guarded("mont one item", _case, wide_ctx, check, "mont one item", 96, 5)
+    guarded("mont one item shared e", _case, wide_ctx, check, "mont one item shared e", 64, 3, True)
+    guarded("mont one item even", _case, wide_ctx, check, "mont one item even", 96, 4, False, True)
+    guarded("mont one item cios sqr", call_with, {"CLBIG_MONT_SQR": "0"}, _case, wide_ctx, check,
+            "mont one item cios sqr", 96, 4)
+    guarded("mont small batch", call_with, {"CLBIG_MONT_FILL": "100000"}, _case, wide_ctx, check,
+            "mont small batch", 544, 3)
+    guarded("mont coop", call_with, COOP, _case, wide_ctx, check, "mont coop", 96, 3)
+    guarded("mont coop shared e", call_with, COOP, _case, wide_ctx, check, "mont coop shared e", 96, 3, True)
+    guarded("mont coop even", call_with, COOP, _case, wide_ctx, check, "mont coop even", 96, 3, False, True)
+    guarded("mont coop small-wg", call_with, COOP, _case, small_ctx, check, "mont coop small-wg", 544, 3)
+    guarded("mont one item loc", call_with, LOC, _case, wide_ctx, check, "mont one item loc", 96, 4, False, True)
+    guarded("mont coop loc", call_with, {**COOP, **LOC}, _case, wide_ctx, check, "mont coop loc", 96, 4, False, True)

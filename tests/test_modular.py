@@ -128,22 +128,6 @@ def test_modulus_object(rng):
     assert modular.Modulus(M).m is M.m
 
 
-@pytest.mark.parametrize("bits", [2, 31, 32, 33, 95, 1024, 2047, 2048])
-def test_r2_by_squares(rng, bits, monkeypatch):
-    """R^2 mod m from the kernel's doublings and Montgomery squares (mont.r2) for R = B^NP with
-    NP = the moduli's limbs and more (the padded residues of cooperative shapes): m = 1, 3,
-    all-ones, a lone top bit plus one, short moduli in a wide batch (long doubling runs)."""
-    monkeypatch.setenv("CLBIG_MONT_R2", "1")   # the kernel on every device type
-    ms = odd_moduli(rng, bits, 4) + [1, 3, mask(bits) | 1, (1 << (bits - 1)) | 1]
-    M = modular.Modulus(clbig.array(ms, bits=bits))
-    for np_limbs in {M.nm, M.nm + 1, min(64, 2 * M.nm)}:
-        got = M.r2(np_limbs)
-        check_values(got.tolist(), [pow(2, 64 * np_limbs, m) for m in ms], f"R^2 mod m, NP={np_limbs}")
-        assert got.m == M.nm
-    x = [rand_value(rng, bits) for _ in ms]
-    check_values(modular.powmod(x, 65537, M).tolist(), [pow(v, 65537, m) for v, m in zip(x, ms)], "powmod")
-
-
 def test_even_moduli(rng):
     """Wide even moduli: odd part and power of two over several limbs, m = 2^k, m = 2^k m_o."""
     bits, n = 1024, 8
