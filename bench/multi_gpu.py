@@ -62,8 +62,9 @@ def main(argv=None):
     rng = random.Random(16)
     rows = sorted(rng.sample(range(n), min(n, 64)))
     m = args.bits // 32
-    la = np.frombuffer(rng.randbytes(4 * m * n), np.uint32).reshape(n, m).copy()
-    lb = np.frombuffer(rng.randbytes(4 * m * n), np.uint32).reshape(n, m).copy()
+    gen = np.random.default_rng(16)      # (random.randbytes stops at 2^31 bits)
+    la = gen.integers(0, 1 << 32, size=(n, m), dtype=np.uint32)
+    lb = gen.integers(0, 1 << 32, size=(n, m), dtype=np.uint32)
     A = limbs_to_ints(la)
     B = limbs_to_ints(lb)
     res = {"n": n, "bits": args.bits, "devices": [c.name for c in devs.contexts], "rows": []}
