@@ -21,6 +21,7 @@ take the Newton path (div_q).
 from __future__ import annotations
 
 import numpy as np
+import pyopencl as cl
 
 from . import plan as P
 from .render import DoesNotFit, kernel, launch
@@ -52,24 +53,44 @@ def shape(mv: int):
     return c * q - 1, q, c
 
 
-def _local_bytes(c: int, ipb: int) -> int:
+def _local_bytes(c: int, ipb: int, stage=None) -> int:
+    """stage: (mu, mv) when the rows are staged in local memory (C = 1)."""
     wg = c * ipb
+    if stage:
+        return P.WORD * ipb * 2 * (stage[0] + stage[1] + 2)
     return 0 if c == 1 else P.WORD * (6 * wg + 3 * ipb + 3)
 
 
-def plans(ctx, mv: int, n: int):
-    """Launch parameters (K, Q, C, IPB), fastest first; none when an instance cannot fit."""
+def _stage(ctx) -> bool:
+    """Rows staged in local memory for one item per instance: on GPUs (coalescing; H200, see
+    the kernel), not on CPUs, whose caches serve a work-item's row walk as they are;
+    CLBIG_DIVBC_STAGE=0 / 1 forces either (tests reach both paths on any device)."""
+    gpu = bool(ctx.device.type & cl.device_type.GPU)
+    return bool(P.env_count("CLBIG_DIVBC_STAGE", int(gpu)))
+
+
+def plans(ctx, mv: int, n: int, mu: int = 0):
+    """Launch parameters (K, Q, C, IPB, STAGE, MU, MV), fastest first; none when an instance
+    cannot fit. mu: the dividend's limbs (the staged kernels are built per mu and mv)."""
     k, q, c = shape(mv)
     if c > ctx.max_items or _local_bytes(c, 1) > ctx.local_mem:
         return
     items = P.env_ints("CLBIG_DIVBC_ITEMS", (ITEMS,))[0]
     fit = max(1, min(items, ctx.max_items) // c)
-    ipb = 1 << (fit.bit_length() - 1)         # powers of two: few builds
+    top = 1 << (fit.bit_length() - 1)         # powers of two: few builds
     if c > 1:   # a padding instance costs a whole instance's work there (it must meet barriers)
-        ipb = min(ipb, P.next_pow2(max(n, 1)))
+        top = min(top, P.next_pow2(max(n, 1)))
+    if c == 1 and mu and _stage(ctx):
+        ipb = min(top, P.next_pow2(max(n, 1)))
+        while ipb >= 1:
+            if _local_bytes(1, ipb, (mu, mv)) <= ctx.local_mem:
+                yield dict(K=k, Q=q, C=c, IPB=ipb, STAGE=True, MU=mu, MV=mv)
+                break
+            ipb //= 2
+    ipb = top
     while ipb >= 1:
         if _local_bytes(c, ipb) <= ctx.local_mem:
-            yield dict(K=k, Q=q, C=c, IPB=ipb)
+            yield dict(K=k, Q=q, C=c, IPB=ipb, STAGE=False, MU=0, MV=0)
         ipb //= 2
 
 
@@ -88,7 +109,7 @@ def divmod(ctx, u, su: int, mu: int, v, sv: int, mv: int, lens, sl: int, n: int,
     q = ctx.empty((n, mu), np.uint32)
     r = ctx.empty((n, mv), np.uint32)
     st = ctx.empty((n, 2), np.uint32)
-    for pl in plans(ctx, mv, n):
+    for pl in plans(ctx, mv, n, mu):
         wg = pl["IPB"] * pl["C"]
         try:
             k = kernel(ctx, "div_basecase.cl.mako", "div_basecase", wg, **pl)

@@ -14,7 +14,6 @@ divmod).
 """
 from __future__ import annotations
 
-import os
 
 import numpy as np
 import pyopencl as cl
@@ -58,19 +57,9 @@ MLOC_MIN = 1 << 30
 BLOC_MIN = 64
 
 
-def _env_count(name: str, default: int) -> int:
-    """A non-negative integer setting (0 allowed, unlike plan.env_ints)."""
-    v = os.environ.get(name, "").strip()
-    if not v:
-        return default
-    if not v.isdigit():
-        raise ValueError(f"{name}={v!r}: expected a non-negative integer")
-    return int(v)
-
-
 def _fill(ctx) -> int:
     default = FILL if ctx.device.type & cl.device_type.GPU else 0
-    return _env_count("CLBIG_MONT_FILL", default) * int(ctx.device.max_compute_units)
+    return P.env_count("CLBIG_MONT_FILL", default) * int(ctx.device.max_compute_units)
 
 
 def shape(ctx, nm: int, n: int | None = None):
@@ -103,7 +92,7 @@ def shape(ctx, nm: int, n: int | None = None):
 
 
 def _loc(name: str, q: int, c: int, least: int) -> bool:
-    return bool(_env_count(name, int(c == 1 and q >= least)))
+    return bool(P.env_count(name, int(c == 1 and q >= least)))
 
 
 def _local_bytes(q: int, c: int, ipb: int, pow2: bool, rows: int = 0) -> int:
@@ -174,9 +163,9 @@ def powmod(ctx, pl, a, sa, ma, e, se, me, m, sm, nm, r2, sr2, n, pow2=False, w=N
     if n == 0:
         return out
     pl = dict(pl)
-    w = w or _env_count("CLBIG_MONT_W", 0) or window(32 * me)
+    w = w or P.env_count("CLBIG_MONT_W", 0) or window(32 * me)
     shared_e = se == 0
-    sqr = pl["C"] == 1 and not pow2 and bool(_env_count("CLBIG_MONT_SQR", int(pl["NP"] <= SQR_MAX)))
+    sqr = pl["C"] == 1 and not pow2 and bool(P.env_count("CLBIG_MONT_SQR", int(pl["NP"] <= SQR_MAX)))
     k, wg = _build(ctx, pl, "powmod", NM=nm, MA=ma, MB=0, ME=me, W=w, SHARED_E=shared_e,
                    POW2=bool(pow2), SQR=sqr)
     groups = P.ceil_div(n, pl["IPB"])

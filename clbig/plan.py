@@ -63,6 +63,17 @@ def env_ints(name: str, default):
     return got
 
 
+def env_count(name: str, default: int) -> int:
+    """A non-negative integer setting (0 allowed, unlike env_ints: switches such as
+    CLBIG_DIVBC_STAGE=0)."""
+    v = os.environ.get(name, "").strip()
+    if not v:
+        return default
+    if not v.isdigit():
+        raise ValueError(f"{name}={v!r}: expected a non-negative integer")
+    return int(v)
+
+
 # Env overrides scan_plans reads: part of its memo key, so a changed setting takes effect.
 SCAN_ENV = ("CLBIG_SCAN_Q", "CLBIG_SCAN_ITEMS")
 

@@ -29,6 +29,10 @@
 ## The slow path sits in a loop run zero times or once, not in an if: PoCL 3.0 (LLVM 14)
 ## miscompiled the if/else form (barriers in one branch), giving wrong remainders at -O2.
 ## st (2 per instance): steps that took the slow path, and add-backs (tests reach both).
+## STAGE (C == 1 only; MU, MV the row lengths, fixed): the group's rows of u and v are copied
+## into local memory first, the quotient and remainder built there and written out at the end,
+## every global access coalesced: one work-item walking its own row of u in global memory reads
+## one word per 64-128 bytes across a SIMD group (H200, 2^9-bit batches: 18x the product's time).
 <%namespace file="blocks/common.mako" import="header"/>
 <%namespace file="blocks/arith.mako" import="carry_op_defs, add_chunk, apply_carry"/>
 <%namespace file="blocks/scan.mako" import="seg_scan"/>
@@ -36,6 +40,8 @@
 <%
     WG = IPB * C
     assert K + 1 == C * Q and K >= 2 and (C == 1 or Q >= 8)
+    assert not STAGE or C == 1
+    SHL = "limb_shl_l" if STAGE else "limb_shl"
     def ors(lo, hi):
         return " | ".join("R[%d]" % k for k in range(lo, hi))
 %>
@@ -51,14 +57,23 @@ void div_basecase(__global const uint *u, ulong su, uint mu, __global const uint
     const uint tid = get_local_id(0), s = tid / ${C}u, p = tid % ${C}u;
     const uint inst = get_group_id(0) * ${IPB}u + s;
     const int live = inst < n;
-% if C == 1:
+% if C == 1 and not STAGE:
     if (!live) return;
 % endif
     const uint ii = live ? inst : n - 1u;     /* padding instances compute a copy, stored nowhere */
     const uint sh = ${32 * K}u - len[(size_t)ii * sl];
     const uint w = sh >> 5, b = sh & 31u;
+% if STAGE:
+    __local uint ul[${IPB * (MU + 1)}], vl[${IPB * (MV + 1)}], ql[${IPB * (MU + 1)}], rl[${IPB * (MV + 1)}];
+    ${stage_in("ul", "u", "su", MU)}
+    ${stage_in("vl", "v", "sv", MV)}
+    barrier(CLK_LOCAL_MEM_FENCE);
+    __local const uint *up = ul + s * ${MU + 1}u, *vp = vl + s * ${MV + 1}u;
+    __local uint *qp = ql + s * ${MU + 1}u, *rp = rl + s * ${MV + 1}u;
+% else:
     __global const uint *up = u + (size_t)ii * su, *vp = v + (size_t)ii * sv;
     __global uint *qp = qo + (size_t)ii * mu, *rp = ro + (size_t)ii * mv;
+% endif
     /* u^ < B^(mu + w + (b > 0)): quotient limbs above j0 are zero, and the window at j0 < v^ */
     const int j0 = max((int)(mu + w + (b ? 1u : 0u)) - ${K}, -1);
 % if C == 1:
@@ -80,14 +95,14 @@ void div_basecase(__global const uint *u, ulong su, uint mu, __global const uint
     uint nslow = 0u, nback = 0u;
     uint R[${Q}], V[${Q}];
 % for k in range(Q):
-    R[${k}] = limb_shl(up, mu, jb + pos0 + ${k}, w, b);
-    V[${k}] = pos0 + ${k} < ${K} ? limb_shl(vp, mv, pos0 + ${k}, w, b) : 0u;
+    R[${k}] = ${SHL}(up, mu, jb + pos0 + ${k}, w, b);
+    V[${k}] = pos0 + ${k} < ${K} ? ${SHL}(vp, mv, pos0 + ${k}, w, b) : 0u;
 % endfor
-    const uint d1 = limb_shl(vp, mv, ${K - 1}, w, b), d0 = limb_shl(vp, mv, ${K - 2}, w, b);
+    const uint d1 = ${SHL}(vp, mv, ${K - 1}, w, b), d0 = ${SHL}(vp, mv, ${K - 2}, w, b);
     const uint dinv = div_inv(d1, d0);
 % if C == 1:
     for (int j = J; j >= 0; --j) {
-        const uint unext = j > 0 ? limb_shl(up, mu, j - 1, w, b) : 0u;
+        const uint unext = j > 0 ? ${SHL}(up, mu, j - 1, w, b) : 0u;
         uint qh = div_3by2(R[${Q - 1}], R[${Q - 2}], R[${Q - 3}], d1, d0, dinv);
         ulong cy;
         ${submul("R", "V", "qh", Q, "cy")}
@@ -104,6 +119,12 @@ void div_basecase(__global const uint *u, ulong su, uint mu, __global const uint
     }
     ${store_shr("R", "0u", "0", Q, "w", "b", "rp", "mv")}
     for (int i = ${K + 1} - (int)w; i < (int)mv; ++i) rp[i] = 0u;
+% if STAGE:
+    barrier(CLK_LOCAL_MEM_FENCE);
+    ${stage_out("ql", "qo", MU)}
+    ${stage_out("rl", "ro", MV)}
+    if (!live) return;
+% endif
     st[2 * inst] = 0u;
     st[2 * inst + 1] = nback;
 }
@@ -116,7 +137,7 @@ void div_basecase(__global const uint *u, ulong su, uint mu, __global const uint
     for (int j = J; j >= 0; --j) {
         const uint par = (uint)j & 1u, xo = par * ${WG}u;
         uint unext = 0u;
-        if (p == 0u && j > 0) unext = limb_shl(up, mu, j - 1, w, b);
+        if (p == 0u && j > 0) unext = ${SHL}(up, mu, j - 1, w, b);
         ulong cy;
         ${submul("R", "V", "qh", Q, "cy", "pend")}
         int flag = live && qh != 0u && p > 0u && (${ors(1, Q - 4)}) == 0u;
@@ -192,3 +213,19 @@ void div_basecase(__global const uint *u, ulong su, uint mu, __global const uint
             below = p > 0u ? sx[tid - 1u] : unext;
             qh = sq[s];
 </%def>
+
+## Rows of the group between global memory (row stride `stride`, 0 broadcasts; padding rows
+## copy the last instance's) and local rows of M + 1 words (odd strides: distinct banks).
+<%def name="stage_in(dst, src, stride, M)">
+    for (uint _t = tid; _t < ${IPB * M}u; _t += ${WG}u) {
+        const uint _r = _t / ${M}u, _c = _t % ${M}u, _i = min((uint)get_group_id(0) * ${IPB}u + _r, n - 1u);
+        ${dst}[_r * ${M + 1}u + _c] = ${src}[(size_t)_i * ${stride} + _c];
+    }
+</%def>
+<%def name="stage_out(src, dst, M)">
+    for (uint _t = tid; _t < ${IPB * M}u; _t += ${WG}u) {
+        const uint _r = _t / ${M}u, _c = _t % ${M}u, _i = (uint)get_group_id(0) * ${IPB}u + _r;
+        if (_i < n) ${dst}[(size_t)_i * ${M}u + _c] = ${src}[_r * ${M + 1}u + _c];
+    }
+</%def>
+

@@ -2,7 +2,8 @@
 every path of kernels_cl/div_basecase.cl.mako and the estimate kernel of div.cl.mako.
 
   * one work-item per instance (C = 1): add-back, all-ones quotients (the B - 1 estimate),
-    divisors longer than the dividend, a broadcast divisor, a group with padding items;
+    divisors longer than the dividend, a broadcast divisor, a group with padding items; rows
+    walked in global memory and staged in local memory (CLBIG_DIVBC_STAGE);
   * C = 2 (limits lowered through CLBIG_DIVBC_SINGLE / CLBIG_DIVBC_Q): the one-barrier fast
     step, the slow path (remainders of zero limbs) with its add-back, a padding instance;
   * C = 3 on 4-item work-groups, one instance per group over two groups;
@@ -64,8 +65,14 @@ def one_item(ctx, check):
     mv, ba, bb = 3, 192, 96
     v = _addback(mv, 1)[1]
     pairs = [_addback(mv, 1), _addback(mv, 2), (v * B ** 2 - 1, v), (5, v), (2 ** 191 - 1, 7)]
-    _need("one item", _divide(ctx, check, "div basecase one item", pairs, ba, bb), 1, addback=True)
-    _divide(ctx, check, "div basecase one item, one divisor", pairs, ba, bb, broadcast=True)
+    for stage in ("0", "1"):     # rows walked in global memory / staged in local memory
+        env = {"CLBIG_DIVBC_STAGE": stage}
+        tag = f"div basecase one item, stage={stage}"
+        stats = _divide(ctx, check, tag, pairs, ba, bb, env)
+        _need(tag, stats, 1, addback=True)
+        if stats["plan"]["STAGE"] != (stage == "1"):
+            raise AssertionError(f"{tag}: the plan has STAGE={stats['plan']['STAGE']}")
+        _divide(ctx, check, tag + ", one divisor", pairs, ba, bb, env, broadcast=True)
 
 
 COOP = {"CLBIG_DIVBC_SINGLE": "4", "CLBIG_DIVBC_Q": "8"}

@@ -227,6 +227,23 @@ def test_batch_lengths(rng, coop, n):
     run_bc(pairs, ba, bb, f"batch of {n}, coop")
 
 
+@pytest.mark.parametrize("stage", [0, 1])
+@pytest.mark.parametrize("ba,bb,n", [(512, 256, BATCH), (1024, 512, 5), (96, 64, 1), (320, 32, 21),
+                                     (200, 480, 3)])
+def test_staged_rows(rng, monkeypatch, stage, ba, bb, n):
+    """One item per instance with the group's rows staged in local memory (CLBIG_DIVBC_STAGE=1,
+    the GPU default) and without (the CPU default): padding rows in the last group, one-limb
+    divisors, divisors longer than the dividend, add-backs, broadcast divisors."""
+    monkeypatch.setenv("CLBIG_DIVBC_STAGE", str(stage))
+    pairs = div_pairs(rng, ba, bb, n) if n < 5 or bb < 64 else addback_pairs(rng, bb // 32, n)
+    stats = run_bc(pairs, ba, bb, f"basecase {ba} / {bb} bits, stage={stage}")
+    assert stats["plan"]["C"] == 1 and stats["plan"]["STAGE"] == bool(stage)
+    xs = [rng.getrandbits(ba) for _ in range(n)]
+    y = rng.getrandbits(bb) | 1 << (bb - 1)
+    q, r = clbig.divmod(clbig.array(xs, bits=ba), y, algorithm="basecase")
+    check_values(q.tolist() + r.tolist(), [x // y for x in xs] + [x % y for x in xs], "staged, one v")
+
+
 # -- broadcasting, ints, errors, small work-groups -----------------------------------------------
 @pytest.mark.parametrize("shape", ["one item", "coop"])
 def test_broadcast(rng, request, shape):

@@ -46,8 +46,10 @@ uint div_3by2(uint n2, uint n1, uint n0, uint d1, uint d0, uint dinv)
 }
 
 /* Limb i of x * 2^(32w + b), x of m limbs (zero outside): the normalized operands are never
-   stored, each limb is made where it is read. OpenCL masks shift counts, hence b == 0 apart. */
-uint limb_shl(__global const uint *x, uint m, int i, uint w, uint b)
+   stored, each limb is made where it is read. OpenCL masks shift counts, hence b == 0 apart.
+   limb_shl_l: the same from local memory (kernels that stage their rows there). */
+% for fn, space in (("limb_shl", "__global"), ("limb_shl_l", "__local")):
+uint ${fn}(${space} const uint *x, uint m, int i, uint w, uint b)
 {
     const int k = i - (int)w;
     const uint hi = (k >= 0 && k < (int)m) ? x[k] : 0u;
@@ -55,6 +57,7 @@ uint limb_shl(__global const uint *x, uint m, int i, uint w, uint b)
     const uint lo = (k >= 1 && k - 1 < (int)m) ? x[k - 1] : 0u;
     return (hi << b) | (lo >> (32u - b));
 }
+% endfor
 </%def>
 
 ## R -= q * V over Q limbs (GMP's submul_1); `cy` (ulong) gets the borrow out. With `pend`
