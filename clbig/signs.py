@@ -1,17 +1,30 @@
 """Signed values (the mpz layer's signs): Python's int semantics on sign and magnitude.
 
 A BigIntArray holds magnitudes on the device and its signs on the host (`neg`, see
-clbig/array.py). Every operation here runs the unsigned kernels on magnitudes and settles signs
-on the host, with at most one extra pass where signs matter:
+clbig/array.py). Most operations here run the unsigned kernels on magnitudes and settle signs
+on the host, with at most one extra pass where signs matter; &, |, ^ and >> have kernels of
+their own that settle the signs on the device:
   * a ± b: one pass of add_n's op "ctl", which per instance adds |a| + |b|, subtracts
     |a| - |b| or |b| - |a|; where effective signs differ, a comparison of the magnitudes (one
     pass) decides which;
   * floor division: |a| divmod |b|, then q + 1 and |b| - r where the signs differ and r != 0;
-  * a >> k of a negative a: -(((|a| - 1) >> k) + 1);
-  * &, |, ^: a negative x reads as ~(|x| - 1) in infinite two's complement, so with
+  * a >> k of a negative a: -ceil(|a| / 2^k) = -((|a| + 2^k - 1) >> k), one launch
+    (clbig/shift.py's shift_right_signed) that reads the sign marks on the device; the result
+    keeps a's marks (a -0 stays a -0). Where an instance does not fit one work-group:
+    -(((|a| - 1) >> k) + 1) in three passes after a zero test;
+  * &, |, ^: a negative x reads as ~(|x| - 1) = ~|x| + 1 in infinite two's complement, so with
     x' = |x| - 1 (negative x) or |x|, and masks ix = all ones where x < 0:
         a OP b = ((a' ^ ia) OP (b' ^ ib)),  negative iff (a < 0) OP (b < 0) =: io,
-    and the magnitude of a negative result is (r ^ io) + 1 (clbig/bitwise.py's one map);
+    and the magnitude of a negative result is (r ^ io) + 1. One launch (clbig/bitwise.py's
+    `signed`) does all of it, the zero tests included, from the limbs and sign-mark bytes and
+    hands back the result's sign bytes (one read of n bytes, none for & with an operand
+    without negatives); where an instance does not fit one work-group, zero tests, |x| - 1
+    passes, the map (clbig/bitwise.py's `bitwise`) and a + 1 pass do it;
+    Capacities of &, |, ^ and >>: the sign marks alone decide them, so the one-launch paths
+    need no zero test first: one bit more than the unsigned result's where a negative result
+    is possible by the marks (& : both operands marked; |, ^: either; >>: a marked), even
+    where the marks turn out to sit on zeros only (then one bit more than needed; the values
+    stay exact). Operands with no mark (neg None or all false) take the unsigned kernels;
   * ~a = -a - 1, a ** k by squares and products, isqrt by Newton's iteration.
 "zero marked negative" (-0) is 0 everywhere; `clean_neg` drops those marks by a zero test
 where an operation must know (|x| - 1 of a zero would wrap).
@@ -22,7 +35,7 @@ import numbers
 
 import numpy as np
 
-from . import add_n, bitwise as _bitwise, compare as _compare
+from . import add_n, bitwise as _bitwise, compare as _compare, shift as _shift
 from .add_n import CTL_CIN, CTL_DROP_B, CTL_NOT_B, CTL_NOT_R
 from .array import BigIntArray, check_fits, limbs_for
 from .multi import rows
@@ -44,6 +57,16 @@ def nonzero(x: BigIntArray) -> np.ndarray:
         return np.zeros(0, bool)
     zero = x.ctx.to_device(np.zeros(1, np.uint32))
     return _compare.compare3(x.ctx, x.data.data, x.m, x.m, zero.data, 0, 1, len(x)) != 0
+
+
+def marked(x: BigIntArray) -> bool:
+    """x has a value marked negative (maybe a -0)."""
+    return x.neg is not None and bool(x.neg.any())
+
+
+def marks(x: BigIntArray):
+    """x's sign marks as a device array of bytes (1 = marked negative)."""
+    return x.ctx.to_device(np.ascontiguousarray(x.neg).view(np.uint8))
 
 
 def clean_neg(x: BigIntArray) -> np.ndarray | None:
@@ -190,11 +213,20 @@ def floor_divmod(a: BigIntArray, b: BigIntArray, n: int, sa: int, sb: int, q: Bi
 
 
 def shift_right(a: BigIntArray, k: int, shift_mag):
-    """a >> k with floor semantics; shift_mag(x, k, bits) shifts a magnitude array."""
-    neg = clean_neg(a)
-    if neg is None:
+    """a >> k with floor semantics; shift_mag(x, k, bits) shifts a magnitude array. Capacity
+    max(a.bits - k, 1), or max(a.bits - k, 0) + 1 where a value is marked negative
+    (-(2^bits - 1) >> 1 = -2^(bits-1): one bit more; conservative where only -0 is marked)."""
+    if not marked(a):
         return shift_mag(abs(a), k, max(a.bits - k, 1))
-    bits = max(a.bits - k, 0) + 1            # -(2^bits - 1) >> 1 = -2^(bits-1): one bit more
+    bits = max(a.bits - k, 0) + 1
+    # from k = a.bits on every bit is shifted out: ceil(|a| / 2^k) = 1 (0 for a zero)
+    out = _shift.shift_right_signed(a.ctx, a.data.data, a.m, a.m, len(a), min(k, a.bits), bits,
+                                    marks(a).data)
+    if out is not None:
+        return BigIntArray(a.ctx, out, bits, a.neg)
+    neg = clean_neg(a)                       # instances beyond one work-group: three passes
+    if neg is None:
+        return shift_mag(abs(a), k, bits)    # (the same capacity whichever the path)
     t = step(a, pick(neg, _MINUS1, _KEEP))
     t = shift_mag(t, k, bits)
     return with_neg(step(t, pick(neg, _PLUS1, _KEEP)), neg)
@@ -207,14 +239,38 @@ _IO = {"and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor}
 @rows("add")
 def bitwise(op: str, a, b) -> BigIntArray:
     """a & b, a | b, a ^ b with Python's semantics (see module doc). Capacity max(a.bits,
-    b.bits), plus one where a result is negative (-(2^bits) = -(2^bits - 1) & -2)."""
+    b.bits), plus one where a result can be negative by the sign marks alone (both operands
+    marked for &, either for | and ^): -(2^bits) = -(2^bits - 1) & -2 needs it."""
     from .ops import operands
     a, b, n, sa, sb = operands(a, b, signed=True)
     ctx = a.ctx
-    na, nb = clean_neg(a), clean_neg(b)
-    if na is None and nb is None:                # non-negative: one map, no control bytes
+    ha, hb = marked(a), marked(b)
+    if not ha and not hb:                        # non-negative: one map, no control bytes
         bits = max(a.bits, b.bits)
         check_fits(ctx, n, bits, f"a {op} b")
+        out = _bitwise.bitwise(ctx, op, a.data.data, sa, a.m, b.data.data, sb, b.m, n,
+                               limbs_for(bits), None)
+        return BigIntArray(ctx, out, bits)
+    can_neg = (ha and hb) if op == "and" else True
+    bits = max(a.bits, b.bits) + int(can_neg)
+    check_fits(ctx, n, bits, f"a {op} b")
+    got = _bitwise.signed(ctx, op, a.data.data, sa, a.m, b.data.data, sb, b.m, n, limbs_for(bits),
+                          marks(a).data if ha else None, 1 if sa else 0,
+                          marks(b).data if hb else None, 1 if sb else 0)
+    if got is not None:
+        out, nr = got
+        neg = None if nr is None else nr.get(queue=ctx.queue)[:n].view(bool)
+        return BigIntArray(ctx, out, bits, neg if neg is not None and neg.any() else None)
+    return _bitwise_passes(op, a, b, n, sa, sb, bits)
+
+
+def _bitwise_passes(op, a, b, n, sa, sb, bits: int) -> BigIntArray:
+    """bitwise() where an instance does not fit one work-group: zero tests, |x| - 1 passes,
+    the masked map and a + 1 pass, at bitwise()'s capacity `bits` (the same whichever the
+    path)."""
+    ctx = a.ctx
+    na, nb = clean_neg(a), clean_neg(b)
+    if na is None and nb is None:                # only zeros were marked
         out = _bitwise.bitwise(ctx, op, a.data.data, sa, a.m, b.data.data, sb, b.m, n,
                                limbs_for(bits), None)
         return BigIntArray(ctx, out, bits)
@@ -225,8 +281,6 @@ def bitwise(op: str, a, b) -> BigIntArray:
     ea = np.zeros(n, bool) if na is None else neg_of(with_neg(a, na), n, sa)
     eb = np.zeros(n, bool) if nb is None else neg_of(with_neg(b, nb), n, sb)
     io = _IO[op](ea, eb)
-    bits = max(a.bits, b.bits) + (1 if io.any() else 0)
-    check_fits(ctx, n, bits, f"a {op} b")
     ctl = pick(ea, _bitwise.CTL_IA, 0) | pick(eb, _bitwise.CTL_IB, 0) | pick(io, _bitwise.CTL_IO, 0)
     c = ctx.to_device(ctl)
     out = _bitwise.bitwise(ctx, op, a.data.data, sa, a.m, b.data.data, sb, b.m, n, limbs_for(bits),

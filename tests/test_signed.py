@@ -330,3 +330,121 @@ def test_modular_calls_take_negative_bases_as_python(rng):
         clbig.powmod([3, 3], [1, -1], [7, 7])
     with pytest.raises(ValueError, match="element 0"):
         clbig.powmod([3], [1], [-7])
+
+
+# -- the one-launch signed &, |, ^ and >> (issue 15's speed point) --------------------------
+FUSED_WIDTHS = [(1, 1), (32, 32), (64, 64), (96, 32), (100, 1000), (255, 255), (1056, 1056)]
+
+
+def fused_values(rng, bits: int, n: int) -> list[int]:
+    """Signed edges first (all-ones limbs, +-2^k, +-(2^k - 1), 0, +-1), then random values."""
+    edges = signed_edges(bits)
+    vals = edges + [rand_value(rng, bits) * rng.choice((1, -1)) for _ in range(max(n - len(edges), 0))]
+    rng.shuffle(vals)
+    return vals[:n] if n >= len(edges) else vals
+
+
+def launches(f):
+    with clbig.profile() as p:
+        r = f()
+    return r, p.kernels
+
+
+@pytest.mark.parametrize("ba,bb", FUSED_WIDTHS)
+def test_fused_bitwise_one_launch(ba, bb, rng):
+    """Mixed signs and widths, edges, zeros marked negative on both sides: one launch each."""
+    xs = fused_values(rng, ba, 40)
+    ys = fused_values(rng, bb, len(xs))[::-1]
+    a = clbig.array(xs, bits=ba)
+    b = clbig.array(ys, bits=bb)
+    # zeros marked negative ("-0") at every third place: 0 to every reader
+    xs0 = [0 if i % 3 == 0 else x for i, x in enumerate(xs)]
+    mags = clbig.array([abs(x) for x in xs0], bits=ba).to_limbs()
+    a0 = clbig.from_limbs(mags, bits=ba, sign=[-1 if i % 3 == 0 or x < 0 else 1 for i, x in enumerate(xs0)])
+    assert a0.neg[::3].all() and a0.tolist() == xs0
+    for op in ("&", "|", "^"):
+        f = BINARY[op]
+        for x_list, arr, y_list, brr, what in ((xs, a, ys, b, "a OP b"), (ys, b, xs, a, "b OP a"),
+                                              (xs0, a0, ys, b, "-0 marks")):
+            r, k = launches(lambda: f(arr, brr))
+            assert k == 1, f"{what} {op}: {k} launches"
+            check_values(check_capacity(r, f"{what} {op}"), [f(x, y) for x, y in zip(x_list, y_list)],
+                         f"{what} {op}", (x_list, y_list))
+            assert r.neg is None or not (r.neg & (np.asarray(r.tolist()) == 0)).any(), "a 0 marked"
+
+
+@pytest.mark.parametrize("op", ["&", "|", "^"])
+def test_fused_bitwise_broadcasts_and_capacities(op, rng):
+    f = BINARY[op]
+    xs = fused_values(rng, 96, BATCH)
+    a = clbig.array(xs, bits=96)
+    for y in (0, -1, 1, -(2 ** 64), 2 ** 64 - 1, -(2 ** 32 - 1), -(2 ** 200)):
+        one = clbig.array([y])
+        for r, want, what in ((launches(lambda: f(a, one)), [f(x, y) for x in xs], f"a {op} [{y}]"),
+                              (launches(lambda: f(one, a)), [f(y, x) for x in xs], f"[{y}] {op} a")):
+            assert r[1] == 1, f"{what}: {r[1]} launches"
+            check_values(check_capacity(r[0], what), want, what, (xs,))
+        check_values(f(a, y).tolist(), [f(x, y) for x in xs], f"a {op} {y}", (xs,))   # scalars,
+        check_values(f(y, a).tolist(), [f(y, x) for x in xs], f"{y} {op} a", (xs,))   # reflected
+    one = clbig.array([-5])
+    check_values(f(one, one).tolist(), [f(-5, -5)], f"[-5] {op} [-5]")
+    # capacity: one bit more exactly where the marks allow a negative result
+    pos, neg = clbig.array([7, 2 ** 64 - 1], bits=64), clbig.array([-7, 3], bits=64)
+    assert f(pos, pos).bits == 64
+    assert f(neg, pos).bits == (64 if op == "&" else 65)
+    assert f(neg, neg).bits == 65
+    assert (neg & pos).neg is None                   # & of a non-negative: no sign read
+
+
+@pytest.mark.parametrize("bits", [1, 32, 33, 64, 65, 96, 100, 256, 1056])
+def test_fused_shift_right_of_negatives(bits, rng):
+    edges = signed_edges(bits)
+    xs = edges + [rand_value(rng, bits) * rng.choice((1, -1)) for _ in range(9)]
+    a = clbig.array(xs, bits=bits)
+    for k in (0, 1, 2, 31, 32, 33, 63, 64, 65, bits - 1, bits, bits + 1, bits + 40, 300):
+        r, n = launches(lambda: a >> k)
+        assert n == 1, f">> {k}: {n} launches"
+        check_values(check_capacity(r, f">> {k}"), [x >> k for x in xs], f"a >> {k}", (xs,))
+        assert r.bits == max(bits - k, 0) + 1
+    z = -clbig.array([0, 0, 1, mask(bits)], bits=bits)        # -0 marks
+    for k in (0, 1, 33, bits + 3):
+        r, n = launches(lambda: z >> k)
+        assert n == 1
+        assert r.tolist() == [0, 0, -1 >> k, -mask(bits) >> k]
+        assert r.sign().tolist()[:2] == [0, 0] and not (r < 0).tolist()[0]
+
+
+def test_unsigned_rows_keep_their_one_map():
+    """No negative value (neg None, or all false): today's unsigned kernels, no zero test."""
+    a = clbig.array([5, 2 ** 64 - 1, 0], bits=64)
+    b = clbig.from_limbs(a.to_limbs(), sign=[1, 1, 0])
+    for x in (a, b):
+        for f in (operator.and_, operator.or_, operator.xor):
+            r, n = launches(lambda: f(x, a))
+            assert n == 1 and r.bits == 64 and r.neg is None
+        r, n = launches(lambda: x >> 3)
+        assert n == 1 and r.bits == 61 and r.tolist() == [0, 2 ** 61 - 1, 0]
+
+
+@pytest.mark.parametrize("bits,fused", [(992, True), (4128, False)])
+def test_fused_and_fallback_paths_small_groups(small_ctx, bits, fused, rng):
+    """A context of 8-item work-groups: 992-bit instances fit one group (the fused kernels over
+    several work-items each), 4128-bit ones do not (the multi-pass path)."""
+    xs = fused_values(rng, bits, 9)
+    ys = fused_values(rng, bits - 40, 9)[::-1]
+    a, b = clbig.array(xs, bits=bits), clbig.array(ys, bits=bits - 40)
+    z = -clbig.array([0, 7], bits=bits)
+    for op in ("&", "|", "^"):
+        f = BINARY[op]
+        r, n = launches(lambda: f(a, b))
+        assert (n == 1) == fused, f"{op}: {n} launches"
+        check_values(check_capacity(r, op), [f(x, y) for x, y in zip(xs, ys)], op, (xs, ys))
+        assert r.bits == bits + 1                      # the same capacity on either path
+        r = f(z, b[:2])
+        check_values(r.tolist(), [f(0, ys[0]), f(-7, ys[1])], f"-0 {op}", (ys[:2],))
+    for k in (0, 1, 32, 33, 65, bits - 1, bits + 2):
+        r, n = launches(lambda: a >> k)
+        assert (n == 1) == fused, f">> {k}: {n} launches"
+        check_values(check_capacity(r, f">> {k}"), [x >> k for x in xs], f"a >> {k}", (xs,))
+        assert r.bits == max(bits - k, 0) + 1
+        assert (z >> k).tolist() == [0, -7 >> k]
