@@ -1,7 +1,9 @@
 ## Small per-instance helpers of the division (clbig/div_q.py); everything else in the division
 ## is the library's batch add / sub / mul / shift / compare.
 ##   bitlen : L = bit length of each instance of a (0 for zero), one work-item per instance
-##            scanning down from the top limb (it stops at the first non-zero limb).
+##            scanning down from the top limb (it stops at the first non-zero limb); and the
+##            least L of each work-group (WG, a power of two), so that the host learns of a
+##            zero divisor and the shortest one from a word per group, not from every L.
 ##   vshift : r = floor(a * 2^off) mod 2^(32*MR) with a per-instance bit offset
 ##            off = sgn * len[inst * sl] + c (left for off > 0, right for off < 0); one work-item
 ##            per output limb gathering the two input limbs it straddles, as shift.cl.mako does.
@@ -9,23 +11,35 @@
 ##            divisor: the first Newton iterate, 2 limbs (2^32 < w <= 2^33).
 ##   div_3by2: the basecase's quotient limb estimate on its own, one work-item per case
 ##            (n2 n1 n0 d1 d0 in, the 3-by-2 quotient out), for tests against exact division.
-## MA / MR: input / output limbs (every kernel receives both: strict_undefined).
+## MA / MR: input / output limbs, WG the work-group size of bitlen (every kernel receives all
+## three: strict_undefined).
 <%namespace file="blocks/common.mako" import="header"/>
 <%namespace file="blocks/div.mako" import="div_defs"/>
 ${header()}
 
 % if KERNEL == "bitlen":
-__kernel void bitlen(__global const limb_t *a, ulong sa, __global uint *len, uint n)
+__kernel __attribute__((reqd_work_group_size(${WG}, 1, 1)))
+void bitlen(__global const limb_t *a, ulong sa, __global uint *len, __global uint *gmin, uint n)
 {
+    __local uint red[${WG}];
     const size_t i = get_global_id(0);
-    if (i >= n) return;
-    __global const limb_t *ap = a + i * sa;
-    uint L = 0u;
-    for (int j = ${MA - 1}; j >= 0; --j) {
-        const limb_t x = ap[j];
-        if (x) { L = 32u * (uint)j + 32u - clz(x); break; }
+    const uint t = get_local_id(0);
+    uint L = 0xFFFFFFFFu;                 /* padding items: min's neutral element */
+    if (i < n) {
+        __global const limb_t *ap = a + i * sa;
+        L = 0u;
+        for (int j = ${MA - 1}; j >= 0; --j) {
+            const limb_t x = ap[j];
+            if (x) { L = 32u * (uint)j + 32u - clz(x); break; }
+        }
+        len[i] = L;
     }
-    len[i] = L;
+    red[t] = L;
+    for (uint h = ${WG // 2}u; h > 0u; h >>= 1) {
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (t < h) red[t] = min(red[t], red[t + h]);
+    }
+    if (t == 0u) gmin[get_group_id(0)] = red[0];
 }
 % elif KERNEL == "vshift":
 __kernel void vshift(__global const limb_t *a, ulong sa, __global const uint *len, uint sl, int sgn,

@@ -97,7 +97,7 @@ def estimate(ctx, check):
              (0x80000000, 1, 0, 0x80000000, 1), (0, 0, 7, 0x80000000, 0), (123, 456, 789, 0x91234567, 8)]
     x = cla.to_device(ctx.queue, np.array(cases, dtype=np.uint32))
     q = cla.empty(ctx.queue, (len(cases),), np.uint32)
-    k = kernel(ctx, "div.cl.mako", "div_3by2_cases", KERNEL="div_3by2", MA=0, MR=0)
+    k = kernel(ctx, "div.cl.mako", "div_3by2_cases", KERNEL="div_3by2", MA=0, MR=0, WG=0)
     launch(ctx, k, 1, len(cases), x.data, q.data, np.uint32(len(cases)))
     want = [B - 1 if (n2, n1) == (d1, d0) else ((n2 << 64) + (n1 << 32) + n0) // ((d1 << 32) + d0)
             for n2, n1, n0, d1, d0 in cases]

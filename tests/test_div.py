@@ -402,7 +402,11 @@ def test_empty_batch(algorithm):
     assert (len(q), len(r), q.bits, r.bits) == (0, 0, 32, 64)
 
 
-@pytest.mark.parametrize("ys,idx", [([1, 2, 3, 0, 5, 0], 3), ([0], 0), ([0, 1], 0), ([5, 0], 1)])
+@pytest.mark.parametrize("ys,idx", [([1, 2, 3, 0, 5, 0], 3), ([0], 0), ([0, 1], 0), ([5, 0], 1),
+                                    # past the first work-groups of the length kernel, which
+                                    # reports one least length per group (256 items at most)
+                                    ([1] * 700 + [0] + [1] * 99 + [0], 700),
+                                    ([3] * 511 + [0], 511), ([2] * 256 + [0] * 3, 256)])
 def test_zero_divisor(ys, idx):
     """ZeroDivisionError names the first zero divisor, and nothing but the length check ran,
     whichever algorithm was asked for."""

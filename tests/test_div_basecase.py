@@ -122,7 +122,7 @@ def test_estimate_on_device(ctx, rng):
             cases.append((D >> 32, D % B, rng.getrandbits(32), D >> 32, D % B))
     x = cla.to_device(ctx.queue, np.array(cases, dtype=np.uint32))
     q = cla.empty(ctx.queue, (len(cases),), np.uint32)
-    k = kernel(ctx, "div.cl.mako", "div_3by2_cases", KERNEL="div_3by2", MA=0, MR=0)
+    k = kernel(ctx, "div.cl.mako", "div_3by2_cases", KERNEL="div_3by2", MA=0, MR=0, WG=0)
     launch(ctx, k, -(-len(cases) // 64), 64, x.data, q.data, np.uint32(len(cases)))
     want = [B - 1 if (n2, n1) == (d1, d0) else ((n2 << 64) + (n1 << 32) + n0) // ((d1 << 32) + d0)
             for n2, n1, n0, d1, d0 in cases]
