@@ -65,8 +65,8 @@ def main(argv=None):
     gen = np.random.default_rng(16)      # (random.randbytes stops at 2^31 bits)
     la = gen.integers(0, 1 << 32, size=(n, m), dtype=np.uint32)
     lb = gen.integers(0, 1 << 32, size=(n, m), dtype=np.uint32)
-    A = limbs_to_ints(la)
-    B = limbs_to_ints(lb)
+    A_int = A = limbs_to_ints(la)
+    B_int = B = limbs_to_ints(lb)
     res = {"n": n, "bits": args.bits, "devices": [c.name for c in devs.contexts], "rows": []}
 
     def run(ctx):
@@ -97,6 +97,26 @@ def main(argv=None):
         split[label] = t
         print(f"| {label} | {t * 1e3:.1f} | {n / t:.4g} | {share} |")
     print(f"\nsplit by speed / fastest device alone: {min(alone) / split['split by speed']:.2f}x throughput")
+    # Operands already on the devices (no host transfers): the product alone, each device and
+    # the split weighted by these speeds.
+    res_alone = []
+    for c in devs.contexts:
+        with c:
+            A, B = clbig.from_limbs(la, bits=args.bits), clbig.from_limbs(lb, bits=args.bits)
+        _, t = median_time(lambda: _product(c, A, B), args.reps)
+        res_alone.append(t)
+        res["rows"].append({"run": f"resident, alone: {c.name}", "s": t})
+        print(f"| resident, alone: {c.name} | {t * 1e3:.2f} | {n / t:.4g} | {n} |")
+    for c, t in zip(devs.contexts, res_alone):
+        c._speeds = {"mul": n / t, "add": n / t}
+    with devs:
+        A, B = clbig.from_limbs(la, bits=args.bits), clbig.from_limbs(lb, bits=args.bits)
+    r, t = median_time(lambda: _product(devs, A, B), args.reps)
+    check(r.to_limbs(), A_int, B_int, rows)
+    share = [e - s for _, s, e in r.placement]
+    res["rows"].append({"run": "resident, split by speed", "s": t, "rows": share})
+    print(f"| resident, split by speed | {t * 1e3:.2f} | {n / t:.4g} | {share} |")
+    print(f"\nresident: split / fastest device alone: {min(res_alone) / t:.2f}x throughput")
     if not args.no_stream:
         k = int(np.argmin(alone))
         c = devs.contexts[k]
@@ -115,6 +135,15 @@ def main(argv=None):
     if args.out:
         with open(args.out, "w") as fh:
             json.dump(res, fh, indent=1)
+
+
+def _product(where, A, B):
+    """A * B on `where` (a Context or Devices), waiting for every device's queue."""
+    with where:
+        r = A * B
+    for c in getattr(where, "contexts", [where]):
+        c.queue.finish()
+    return r
 
 
 def _split(devs, la, lb, bits):
