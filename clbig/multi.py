@@ -38,6 +38,14 @@ from .devices import Context, Current, _stack, current_context
 _MPZ = type(gmpy2.mpz(0))
 
 
+# A device that would get less than this share of a batch gets none: it could save at most
+# that fraction of the time, less than what its piece costs (a thread, the transfers, and on a
+# CPU device the host cores the other devices' transfers need). H200 + PoCL on its 16-core
+# host, 524288 products of 4096 bits already on the devices: the CPU's 0.4% share made the
+# split 0.72x as fast as the GPU alone (bench/multi_gpu.py, 2026-11-24).
+MIN_SHARE = 0.05
+
+
 class Devices(Current):
     """Several devices used as one: `contexts` (one clbig.Context each). `with` makes it the
     current context of this thread; operations on its arrays split their rows over the devices."""
@@ -77,12 +85,15 @@ class Devices(Current):
             c.free_memory()
 
     def weights(self, family: str) -> list[float]:
-        """Each device's share of a batch of `family` operations: its tuned speed, else equal."""
+        """Each device's share of a batch of `family` operations: its tuned speed, else equal;
+        a device whose share would be below MIN_SHARE gets none (the others take its rows)."""
         from . import tune
         speeds = [tune.speed(c, family) for c in self.contexts]
-        if all(speeds):
-            return [s / sum(speeds) for s in speeds]
-        return [1.0 / len(speeds)] * len(speeds)
+        if not all(speeds):
+            return [1.0 / len(speeds)] * len(speeds)
+        w = [s / sum(speeds) for s in speeds]
+        kept = [x if x >= MIN_SHARE else 0.0 for x in w]
+        return [x / sum(kept) for x in kept]
 
     def fastest(self, family: str) -> int:
         w = self.weights(family)

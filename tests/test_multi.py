@@ -114,6 +114,28 @@ def test_split_follows_tuned_speeds(two, rng):
         del two.contexts[0]._speeds, two.contexts[1]._speeds
 
 
+def test_a_device_below_the_least_share_gets_no_rows(two, rng):
+    """A device whose speed would earn it less than multi.MIN_SHARE of a batch takes no part:
+    its piece would cost more than it saves (e.g. a CPU beside a GPU)."""
+    from clbig import multi
+    slow = multi.MIN_SHARE * 0.9 / (1 - multi.MIN_SHARE * 0.9)     # its share: 0.9 * MIN_SHARE
+    two.contexts[0]._speeds = {"mul": 1.0}
+    two.contexts[1]._speeds = {"mul": slow}
+    try:
+        xs, ys = _vals(rng, 60, 200), _vals(rng, 60, 200)
+        with two:
+            p = clbig.mul(xs, ys)
+        assert [e - s for _, s, e in p.placement] == [60]
+        assert p.placement[0][0] == two.contexts[0].name
+        assert p.tolist() == [x * y for x, y in zip(xs, ys)]
+        two.contexts[1]._speeds = {"mul": slow * 1.25}               # 1.1 * MIN_SHARE: kept
+        with two:
+            p = clbig.mul(xs, ys)
+        assert len(p.placement) == 2 and p.tolist() == [x * y for x, y in zip(xs, ys)]
+    finally:
+        del two.contexts[0]._speeds, two.contexts[1]._speeds
+
+
 def test_differently_placed_operands_move(two, ctx, small_ctx_obj, rng):
     xs, ys = _vals(rng, N, 400), _vals(rng, N, 400)
     with two:
