@@ -181,10 +181,22 @@ class SplitArray(BigIntArray):
             start += len(p)
 
     def to_limbs(self, dtype=np.uint32, magnitude: bool = False) -> np.ndarray:
-        host = np.zeros((len(self), self.m), np.uint32)
-        for _, p, r0, r1 in self._ranges():
-            limbs = p.to_limbs(magnitude=True)
-            host[r0:r1, :limbs.shape[1]] = limbs
+        # Every piece downloads straight into its rows of one array, all devices' copies
+        # enqueued before any is waited for (no threads: this may run on a Devices' worker,
+        # moving an operand). The former gather (a zeroed array, then each piece's own array
+        # copied in, one device after the other) took as long as the transfers themselves.
+        host = np.empty((len(self), self.m), np.uint32)
+        events = []
+        for d, p, r0, r1 in self._ranges():
+            dst = host[r0:r1]
+            if isinstance(p, BigIntArray) and p.m == self.m and r1 > r0 and p.data.flags.c_contiguous:
+                events.append(p.data.get_async(queue=p.ctx.queue, ary=dst)[1])
+            else:
+                limbs = p.to_limbs(magnitude=True)
+                dst[:, :limbs.shape[1]] = limbs
+                dst[:, limbs.shape[1]:] = 0
+        for e in events:
+            e.wait()
         neg = self.neg
         if neg is not None and not magnitude:
             bad = neg & host.any(axis=1)
