@@ -30,7 +30,7 @@ import numpy as np
 
 from . import add_n
 from . import plan as P
-from .render import DoesNotFit, kernel, largest_fitting, launch
+from .render import DoesNotFit, kernel, largest_fitting, launch, memo
 
 
 class Field:
@@ -224,44 +224,11 @@ def mul(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int, field:
     # pool hands each the buffers the last one freed
     X = ctx.empty(n * mr)
     Y = ctx.empty(n * mr)
-    L, da, db = transform_log(ma, mb, bits, f.name)
-    N = 1 << L
-    twist = twisted(ctx, L, da, db, f.word)
-    plan = [(L - 1, L - 1, 1)] if twist else pass_plan(ctx, L, f.word)
-    last = len(plan) - 1
-    step = max(1, (plan[last][2] << plan[last][1]) // N)
-    nres = len(f.primes)
-    # coefficients the limbs of the result read (the CRT kernel: c_j..c_j-2 for limb j; the
-    # carry kernel: c_2j+1..c_2j-4): the last pass stores no others. The 64-bit field's
-    # twisted halves meet in a kernel of their own, which reads every coefficient.
-    keep = min(N, mr * 32 // f.digit_bits)
-    if twist and f.name == "gl":
-        keep = N
-    fin = dict(KEEP=keep) if keep < N else {}
+    L, da, db, N, plan, last, step, nres, per_prime, finish, finish_args = _setup(ctx, f, ma, mb, bits, square)
     chunk = _chunk(ctx, n, N, step, f.word * (nres + (last > 0)))
     ta = ctx.empty(chunk * N if last and not square else 1, f.dtype)   # a's transform, between passes
     res = [ctx.empty(chunk * N, f.dtype) for i in range(nres)]
-    per_prime = []
-    for prime in f.primes:
-        w, wi, scale = _roots(f, prime, L)
-        fp = dict(_field_params(f, prime), W=w, WI=wi)
-        per_prime.append(dict(
-            tw=_twiddles(ctx, f, prime, L), scale=f.dtype(scale),
-            fwd=[_pass_kernel(ctx, fp, L, *hrg, LOAD=i == 0, FWD=True) for i, hrg in enumerate(plan[:last])],
-            inv=[_pass_kernel(ctx, fp, L, *hrg, INV=True, **(fin if i == 0 else {}))
-                 for i, hrg in enumerate(plan[:last])],
-            a_last=None if last == 0 or square else _pass_kernel(ctx, fp, L, *plan[last], FWD=True),
-            b_last=_pass_kernel(ctx, fp, L, *plan[last], BOTH=last == 0, TWIST=twist, FWD=True, SQUARE=square,
-                                MID=True, INV=True, **(fin if last == 0 else {})),
-            join=twist and f.name == "gl" and kernel(ctx, "ntt.cl.mako", "ntt_last",
-                                                      **dict(_NIL, KERNEL="last", L=L, **fp))))
-    fp0 = _field_params(f, f.primes[0])
-    if f.name == "gl":
-        finish = kernel(ctx, "ntt.cl.mako", "ntt_carry", **dict(_NIL, KERNEL="carry", L=L, **fp0))
-        finish_args = [r.data for r in res]
-    else:   # the twisted halves meet in the CRT kernel
-        finish = kernel(ctx, "ntt.cl.mako", "ntt_crt", **dict(_NIL, KERNEL="crt", L=L, TWIST=twist, **fp0))
-        finish_args = [r.data for r in res] + [pp["tw"][1].data for pp in per_prime]
+    finish_args = [r.data for r in res] + finish_args
     for inst0 in range(0, n, chunk):
         count = min(chunk, n - inst0)
         rows = P.ceil_div(count, step) * step
@@ -295,3 +262,61 @@ def mul(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int, field:
                np.uint32(mr), np.uint32(inst0), np.uint32(count))
     out, _ = add_n.addsub(ctx, "add", X.data, mr, mr, Y.data, mr, mr, n, bits)
     return out
+
+# Environment settings the setup reads (part of its memo key, so a changed setting applies).
+_SETUP_ENV = ("CLBIG_NTT_FIELD", "CLBIG_NTT_POINTS", "CLBIG_NTT_ITEMS", "CLBIG_NTT_K0", "CLBIG_NTT_KMAX")
+
+
+def _setup(ctx, f: Field, ma: int, mb: int, bits: int, square: bool):
+    """What a product's launches need that depends only on the sizes (the transform's length and
+    passes, roots, twiddle tables, kernels), memoized per context: planning it cost ~130 µs of
+    Python per product (a Newton division makes dozens). Returns (L, da, db, N, plan, last,
+    step, nres, per_prime, finish, finish's arguments after the residues). The twiddle tables
+    it holds are the context's own cache's (_twiddles), so memoizing adds no device memory."""
+    key = ("ntt_setup", f.name, ma, mb, bits, square) + P.env_values(_SETUP_ENV)
+    plans = memo(ctx)
+    got = plans.get(key)
+    if got is None:
+        got = plans[key] = _plan_product(ctx, f, ma, mb, bits, square)
+    return got
+
+
+def _plan_product(ctx, f: Field, ma: int, mb: int, bits: int, square: bool):
+    mr = P.ceil_div(bits, 32)
+    L, da, db = transform_log(ma, mb, bits, f.name)
+    N = 1 << L
+    twist = twisted(ctx, L, da, db, f.word)
+    plan = [(L - 1, L - 1, 1)] if twist else pass_plan(ctx, L, f.word)
+    last = len(plan) - 1
+    step = max(1, (plan[last][2] << plan[last][1]) // N)
+    nres = len(f.primes)
+    # coefficients the limbs of the result read (the CRT kernel: c_j..c_j-2 for limb j; the
+    # carry kernel: c_2j+1..c_2j-4): the last pass stores no others. The 64-bit field's
+    # twisted halves meet in a kernel of their own, which reads every coefficient.
+    keep = min(N, mr * 32 // f.digit_bits)
+    if twist and f.name == "gl":
+        keep = N
+    fin = dict(KEEP=keep) if keep < N else {}
+    per_prime = []
+    for prime in f.primes:
+        w, wi, scale = _roots(f, prime, L)
+        fp = dict(_field_params(f, prime), W=w, WI=wi)
+        per_prime.append(dict(
+            tw=_twiddles(ctx, f, prime, L), scale=f.dtype(scale),
+            fwd=[_pass_kernel(ctx, fp, L, *hrg, LOAD=i == 0, FWD=True) for i, hrg in enumerate(plan[:last])],
+            inv=[_pass_kernel(ctx, fp, L, *hrg, INV=True, **(fin if i == 0 else {}))
+                 for i, hrg in enumerate(plan[:last])],
+            a_last=None if last == 0 or square else _pass_kernel(ctx, fp, L, *plan[last], FWD=True),
+            b_last=_pass_kernel(ctx, fp, L, *plan[last], BOTH=last == 0, TWIST=twist, FWD=True, SQUARE=square,
+                                MID=True, INV=True, **(fin if last == 0 else {})),
+            join=twist and f.name == "gl" and kernel(ctx, "ntt.cl.mako", "ntt_last",
+                                                      **dict(_NIL, KERNEL="last", L=L, **fp))))
+    fp0 = _field_params(f, f.primes[0])
+    if f.name == "gl":
+        finish = kernel(ctx, "ntt.cl.mako", "ntt_carry", **dict(_NIL, KERNEL="carry", L=L, **fp0))
+        extra = []
+    else:   # the twisted halves meet in the CRT kernel
+        finish = kernel(ctx, "ntt.cl.mako", "ntt_crt", **dict(_NIL, KERNEL="crt", L=L, TWIST=twist, **fp0))
+        extra = [pp["tw"][1].data for pp in per_prime]
+    return L, da, db, N, plan, last, step, nres, per_prime, finish, extra
+
