@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import plan as P
-from .render import DoesNotFit, kernel, launch, memo
+from .render import DoesNotFit, kernel, launch, memoized
 
 # Bits of the per-instance control byte of op "ctl" (kernels_cl/add.cl.mako): the kernel
 # computes r = ((a + b') + cin) ^ (all ones if CTL_NOT_R), b' = ((b & keep) ^ flip) at the
@@ -49,10 +49,7 @@ def addsub(ctx, op: str, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits:
     if n == 0:
         return out, (np.zeros(0, bool) if want_flag else None)
     key = ("addsub", op, ma, mb, bits, want_flag, sa, sb, min(n, N_CLASS)) + P.env_values(_ENV)
-    plans = memo(ctx)
-    got = plans.get(key)
-    if got is None:
-        got = plans[key] = _choose(ctx, op, ma, mb, bits, want_flag, sa, sb, min(n, N_CLASS))
+    got = memoized(ctx, key, lambda: _choose(ctx, op, ma, mb, bits, want_flag, sa, sb, min(n, N_CLASS)))
     if not got:
         raise RuntimeError(f"no addition kernel fits this device for {max(ma, mb, mr)} limbs")
     pl, ks = got

@@ -17,7 +17,7 @@ import numpy as np
 
 from . import plan as P
 from .add_n import vec_ok
-from .render import DoesNotFit, kernel, largest_fitting, launch, memo
+from .render import kernel, largest_fitting, launch
 
 CTL_IA, CTL_IB, CTL_IO = 1, 2, 4
 OPS = ("and", "or", "xor", "select")
@@ -57,7 +57,7 @@ def signed(ctx, op: str, a, sa: int, ma: int, b, sb: int, mb: int, n: int, mr: i
     sign_out = (has_a and has_b) if op == "and" else (has_a or has_b)
     key = ("bitwise_signed", op, ma, mb, mr, sa % 4 == 0, sb % 4 == 0, has_a, has_b,
            min(n, ctx.max_items)) + P.env_values(P.SCAN_ENV)
-    got = one_group(ctx, key, mr, n, lambda pl: kernel(
+    got = P.one_group(ctx, key, mr, n, lambda pl: kernel(
         ctx, "bitwise_signed.cl.mako", "bitwise_signed", pl.work_group, OP=op, MA=ma, MB=mb, MR=mr,
         Q=pl.Q, IPI=pl.IPI, IPB=pl.IPB, NA=has_a, NB=has_b, SIGN_OUT=sign_out,
         VEC_A=vec_ok(pl.Q, ma, sa), VEC_B=vec_ok(pl.Q, mb, sb), VEC_R=vec_ok(pl.Q, mr, mr)))
@@ -72,24 +72,3 @@ def signed(ctx, op: str, a, sa: int, ma: int, b, sb: int, mb: int, n: int, mr: i
                na if has_a else unused, np.uint32(sna), nb if has_b else unused, np.uint32(snb),
                nr.data if sign_out else unused, np.uint32(n))
     return out, nr
-
-
-def one_group(ctx, key, m: int, n: int, build):
-    """(plan, kernel) of the first plan keeping an instance of m limbs within one work-group
-    (plan.scan_plans' "single" plans) whose kernel build(plan) fits this device, memoized
-    under `key`; None where none does."""
-    plans = memo(ctx)
-    got = plans.get(key, False)
-    if got is False:
-        got = None
-        for pl in P.scan_plans(ctx, m, max(n, 1)):
-            if pl.mode != "single":
-                continue
-            try:
-                got = (pl, build(pl))
-                break
-            except DoesNotFit:
-                continue
-        plans[key] = got
-    return got
-

@@ -5,7 +5,7 @@ import numpy as np
 
 from . import plan as P
 from .add_n import vec_ok
-from .render import DoesNotFit, kernel, launch, memo
+from .render import DoesNotFit, kernel, launch, memoized
 
 
 def compare3(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int) -> np.ndarray:
@@ -13,10 +13,7 @@ def compare3(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int) -> np.ndarra
     if n == 0:
         return np.zeros(0, np.uint8)
     key = ("compare3", ma, mb, sa, sb, min(n, ctx.max_items)) + P.env_values(P.SCAN_ENV)
-    plans = memo(ctx)
-    got = plans.get(key)
-    if got is None:
-        got = plans[key] = _choose(ctx, ma, mb, sa, sb, n)
+    got = memoized(ctx, key, lambda: _choose(ctx, ma, mb, sa, sb, n))
     if not got:
         raise RuntimeError(f"no comparison kernel fits this device for {max(ma, mb)} limbs")
     pl, k = got

@@ -14,7 +14,6 @@ divmod).
 """
 from __future__ import annotations
 
-
 import numpy as np
 import pyopencl as cl
 

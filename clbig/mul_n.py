@@ -19,7 +19,7 @@ from pathlib import Path
 
 from . import mul_basecase, mul_ntt, mul_ssa
 from . import plan as P
-from .render import memo
+from .render import memoized
 
 ALGORITHMS = ("classical", "ntt", "ssa")
 # Full products and clipped ones (mod 2^bits with bits at most about the longer operand: the
@@ -78,12 +78,8 @@ def why_not(ctx, algorithm: str, ma: int, mb: int, bits: int) -> str | None:
                + tuple([f.max_log for f in mul_ntt.FIELDS.values()]))
     else:
         key = ("mul_n.why_not", "ssa", ma, mb, bits, mul_ssa._limits) + P.env_values(_SSA_ENV)
-    plans = memo(ctx)
-    got = plans.get(key, plans)   # the memo itself stands for "not yet known" (None is a verdict)
-    if got is plans:
-        module = mul_ntt if algorithm == "ntt" else mul_ssa
-        got = plans[key] = module.supports(ctx, ma, mb, bits)
-    return got
+    module = mul_ntt if algorithm == "ntt" else mul_ssa
+    return memoized(ctx, key, lambda: module.supports(ctx, ma, mb, bits))
 
 
 def check_algorithm(algorithm: str) -> str:

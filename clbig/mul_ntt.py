@@ -30,7 +30,7 @@ import numpy as np
 
 from . import add_n
 from . import plan as P
-from .render import DoesNotFit, kernel, largest_fitting, launch, memo
+from .render import DoesNotFit, kernel, largest_fitting, launch, memoized
 
 
 class Field:
@@ -263,6 +263,7 @@ def mul(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int, field:
     out, _ = add_n.addsub(ctx, "add", X.data, mr, mr, Y.data, mr, mr, n, bits)
     return out
 
+
 # Environment settings the setup reads (part of its memo key, so a changed setting applies).
 _SETUP_ENV = ("CLBIG_NTT_FIELD", "CLBIG_NTT_POINTS", "CLBIG_NTT_ITEMS", "CLBIG_NTT_K0", "CLBIG_NTT_KMAX")
 
@@ -274,11 +275,7 @@ def _setup(ctx, f: Field, ma: int, mb: int, bits: int, square: bool):
     step, nres, per_prime, finish, finish's arguments after the residues). The twiddle tables
     it holds are the context's own cache's (_twiddles), so memoizing adds no device memory."""
     key = ("ntt_setup", f.name, ma, mb, bits, square) + P.env_values(_SETUP_ENV)
-    plans = memo(ctx)
-    got = plans.get(key)
-    if got is None:
-        got = plans[key] = _plan_product(ctx, f, ma, mb, bits, square)
-    return got
+    return memoized(ctx, key, lambda: _plan_product(ctx, f, ma, mb, bits, square))
 
 
 def _plan_product(ctx, f: Field, ma: int, mb: int, bits: int, square: bool):
@@ -319,4 +316,3 @@ def _plan_product(ctx, f: Field, ma: int, mb: int, bits: int, square: bool):
         finish = kernel(ctx, "ntt.cl.mako", "ntt_crt", **dict(_NIL, KERNEL="crt", L=L, TWIST=twist, **fp0))
         extra = [pp["tw"][1].data for pp in per_prime]
     return L, da, db, N, plan, last, step, nres, per_prime, finish, extra
-

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from .render import memo
+from .render import DoesNotFit, memoized
 
 WORD = 4  # bytes per limb
 
@@ -93,11 +93,24 @@ def scan_plans(ctx, m: int, n: int, stage_buffers: int = 1, q_options=None,
     n = min(n, ctx.max_items)
     q_options = tuple(q_options) if q_options else None
     key = ("scan_plans", m, n, stage_buffers, q_options, target_items, chained) + env_values(SCAN_ENV)
-    plans = memo(ctx)
-    got = plans.get(key)
-    if got is None:
-        got = plans[key] = tuple(_scan_plans(ctx, m, n, stage_buffers, q_options, target_items, chained))
-    return got
+    return memoized(ctx, key, lambda: tuple(_scan_plans(ctx, m, n, stage_buffers, q_options,
+                                                         target_items, chained)))
+
+
+def one_group(ctx, key, m: int, n: int, build):
+    """(plan, kernel) of the first of scan_plans' "single" plans (an instance of m limbs within
+    one work-group) whose kernel build(plan) fits this device, memoized under `key`; None
+    where none does (the caller takes a multi-pass path)."""
+    def first():
+        for pl in scan_plans(ctx, m, max(n, 1)):
+            if pl.mode != "single":
+                continue
+            try:
+                return pl, build(pl)
+            except DoesNotFit:
+                continue
+        return None
+    return memoized(ctx, key, first)
 
 
 def _scan_plans(ctx, m, n, stage_buffers, q_options, target_items, chained):

@@ -61,6 +61,18 @@ def memo(ctx) -> dict:
     return m
 
 
+_MISSING = object()
+
+
+def memoized(ctx, key: tuple, make):
+    """memo(ctx)[key], made by make() the first time (any value, None and False included)."""
+    plans = memo(ctx)
+    got = plans.get(key, _MISSING)
+    if got is _MISSING:
+        got = plans[key] = make()
+    return got
+
+
 def kernel(ctx, template: str, name: str, work_group: int | None = None, **params) -> cl.Kernel:
     """The kernel `name` of `template` rendered with `params`, built once per context.
 

@@ -6,8 +6,7 @@ import numpy as np
 
 from . import plan as P
 from .add_n import vec_ok
-from .bitwise import one_group
-from .render import kernel, largest_fitting, launch, memo
+from .render import kernel, largest_fitting, launch, memoized
 
 
 def shift(ctx, a, sa: int, ma: int, n: int, k: int, left: bool, bits_out: int):
@@ -18,13 +17,9 @@ def shift(ctx, a, sa: int, ma: int, n: int, k: int, left: bool, bits_out: int):
         return out
     # The kernel and its work-group depend only on the widths and the direction (memoized:
     # the search below cost ~10 µs a call, ~100 calls per huge division).
-    key = ("shift", ma, mr, left)
-    plans = memo(ctx)
-    got = plans.get(key)
-    if got is None:
-        got = plans[key] = largest_fitting(min(256, ctx.max_items), lambda wg: kernel(
-            ctx, "shift.cl.mako", "shift", wg, MA=ma, MR=mr, LEFT=left, WG=wg))
-    krn, wg = got
+    krn, wg = memoized(ctx, ("shift", ma, mr, left), lambda: largest_fitting(
+        min(256, ctx.max_items), lambda wg: kernel(ctx, "shift.cl.mako", "shift", wg, MA=ma, MR=mr,
+                                                   LEFT=left, WG=wg)))
     launch(ctx, krn, P.ceil_div(n * mr, wg), wg, a, np.uint64(sa), out.data, np.uint32(n),
            np.uint64(k // 32), np.uint32(k % 32))
     return out
@@ -41,7 +36,7 @@ def shift_right_signed(ctx, a, sa: int, ma: int, n: int, k: int, bits_out: int, 
         raise ValueError(f"shift_right_signed: k = {k} beyond the operand's {ma} limbs")
     mr = P.ceil_div(bits_out, 32)
     key = ("shift_signed", ma, mr, sa % 4 == 0, min(n, ctx.max_items)) + P.env_values(P.SCAN_ENV)
-    got = one_group(ctx, key, ma + 1, n, lambda pl: kernel(
+    got = P.one_group(ctx, key, ma + 1, n, lambda pl: kernel(
         ctx, "shift_signed.cl.mako", "shift_signed", pl.work_group, MA=ma, MR=mr, Q=pl.Q,
         IPI=pl.IPI, IPB=pl.IPB, VEC_A=vec_ok(pl.Q, ma, sa)))
     if got is None:
