@@ -93,6 +93,8 @@ class Devices(Current):
             return [1.0 / len(speeds)] * len(speeds)
         w = [s / sum(speeds) for s in speeds]
         kept = [x if x >= MIN_SHARE else 0.0 for x in w]
+        if not any(kept):        # more than 1/MIN_SHARE devices of about equal speed
+            return w
         return [x / sum(kept) for x in kept]
 
     def fastest(self, family: str) -> int:

@@ -136,6 +136,18 @@ def test_a_device_below_the_least_share_gets_no_rows(two, rng):
         del two.contexts[0]._speeds, two.contexts[1]._speeds
 
 
+def test_many_equal_devices_all_keep_their_share():
+    """More than 1/MIN_SHARE devices of equal speed: each share is below MIN_SHARE, and all
+    of them still take part (none left out, no division by a zero total)."""
+    import types
+    from clbig import multi
+    k = int(1 / multi.MIN_SHARE) + 5
+    D = object.__new__(multi.Devices)
+    D.contexts = [types.SimpleNamespace(_speeds={"mul": 1.0}) for _ in range(k)]
+    assert D.weights("mul") == pytest.approx([1 / k] * k)
+    assert sum(e - s for _, s, e in D.layout(10 * k, "mul")) == 10 * k
+
+
 def test_differently_placed_operands_move(two, ctx, small_ctx_obj, rng):
     xs, ys = _vals(rng, N, 400), _vals(rng, N, 400)
     with two:
