@@ -170,11 +170,7 @@ class SplitArray(BigIntArray):
     @property
     def placement(self) -> list[tuple]:
         """(device name or 'host', start, stop) of every piece."""
-        out, start = [], 0
-        for d, p in self.parts:
-            out.append(("host" if d is None else self.ctx.contexts[d].name, start, start + len(p)))
-            start += len(p)
-        return out
+        return [("host" if d is None else self.ctx.contexts[d].name, r0, r1) for d, _, r0, r1 in self._ranges()]
 
     def _ranges(self):
         start = 0
@@ -267,22 +263,23 @@ def array(values: list, bits, D: Devices, lay=None) -> SplitArray:
     """clbig.array on a Devices: widths and errors over the whole batch, then one upload per
     device (concurrently), laid out as `lay` or by the devices' speeds."""
     vals, bits, neg = checked_signed(values, bits)      # checked once, for the whole batch
-    lay = lay or D.layout(len(vals), "add")
-    pieces = [D._pool.submit(upload_values, D.contexts[d], vals[r0:r1], bits,
-                             None if neg is None else neg[r0:r1]) for d, r0, r1 in lay]
-    return SplitArray(D, [(d, f.result()) for (d, _, _), f in zip(lay, pieces)])
+    return _placed(D, lay or D.layout(len(vals), "add"), lambda ctx, r0, r1: upload_values(
+        ctx, vals[r0:r1], bits, None if neg is None else neg[r0:r1]))
 
 
 def from_limbs_split(arr: np.ndarray, bits: int, D: Devices, sign=None) -> SplitArray:
-    lay = D.layout(arr.shape[0], "add")
-    pieces = [D._pool.submit(_on, D.contexts[d], from_limbs, arr[r0:r1], bits,
-                             sign=None if sign is None else sign[r0:r1]) for d, r0, r1 in lay]
-    return SplitArray(D, [(d, f.result()) for (d, _, _), f in zip(lay, pieces)])
+    return _placed(D, D.layout(arr.shape[0], "add"), lambda ctx, r0, r1: from_limbs(
+        arr[r0:r1], bits, ctx=ctx, sign=None if sign is None else sign[r0:r1]))
 
 
-def _on(ctx: Context, fn, *args, **kw):
-    with ctx:
-        return fn(*args, ctx=ctx, **kw)
+def _placed(D: Devices, lay, make) -> SplitArray:
+    """A SplitArray of the pieces make(context, r0, r1) makes, each on its device's worker."""
+    def on(d, r0, r1):
+        ctx = D.contexts[d]
+        with ctx:
+            return make(ctx, r0, r1)
+    futures = [D._pool.submit(on, d, r0, r1) for d, r0, r1 in lay]
+    return SplitArray(D, [(d, f.result()) for (d, _, _), f in zip(lay, futures)])
 
 
 # -- the decorator -----------------------------------------------------------------------------
