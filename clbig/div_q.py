@@ -181,7 +181,18 @@ def _wg(ctx):
 
 def bitlen(ctx, a, sa: int, ma: int, n: int) -> cla.Array:
     """Bit length of each of n instances (uint32 device array; 0 for a zero instance)."""
-    return bitlen_least(ctx, a, sa, ma, n)[0]
+    return _bitlen(ctx, a, sa, ma, n)[0]
+
+
+def _bitlen(ctx, a, sa: int, ma: int, n: int):
+    """(bit lengths, each work-group's least of them as a device array, the group size)."""
+    wg = 1 << (min(256, ctx.max_items).bit_length() - 1)   # the reduction halves a power of two
+    groups = P.ceil_div(n, wg)
+    out = ctx.empty((max(n, 1),), np.uint32)
+    least = ctx.empty((groups,), np.uint32)
+    k = kernel(ctx, "div.cl.mako", "bitlen", wg, KERNEL="bitlen", MA=ma, MR=0, WG=wg)
+    launch(ctx, k, groups, wg, a, np.uint64(sa), out.data, least.data, np.uint32(n))
+    return out, least, wg
 
 
 def bitlen_least(ctx, a, sa: int, ma: int, n: int):
@@ -189,12 +200,7 @@ def bitlen_least(ctx, a, sa: int, ma: int, n: int):
     the first zero instance or -1). The host reads one word per work-group, not the n lengths:
     reading those cost more than the whole division of a large batch of small numbers (H200,
     8388608 divisions of 2^9 bits: the kernels 1.1 ms, the read and scan of 32 MiB 16 ms)."""
-    wg = 1 << (min(256, ctx.max_items).bit_length() - 1)   # the reduction halves a power of two
-    groups = P.ceil_div(n, wg)
-    out = ctx.empty((max(n, 1),), np.uint32)
-    least = ctx.empty((groups,), np.uint32)
-    k = kernel(ctx, "div.cl.mako", "bitlen", wg, KERNEL="bitlen", MA=ma, MR=0, WG=wg)
-    launch(ctx, k, groups, wg, a, np.uint64(sa), out.data, least.data, np.uint32(n))
+    out, least, wg = _bitlen(ctx, a, sa, ma, n)
     mins = least.get(queue=ctx.queue)
     lo = int(mins.min())
     if lo:
