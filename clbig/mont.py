@@ -11,6 +11,11 @@ Shapes: one work-item per instance holds the whole number in registers up to ONE
 items of Q limbs (one barrier per limb of the multiplier). An instance must fit one
 work-group; `plan` returns None where it cannot (modular.py then composes clbig's mul and
 divmod).
+
+Operands the items of a group share are copied into local memory once per group (`_staged`,
+from the strides of each launch): one modulus for the batch (sm == 0; its Q limbs leave every
+item's registers), one exponent for the batch (se == 0), and with C > 1 each instance's
+exponent (its C items read the same words).
 """
 from __future__ import annotations
 
@@ -54,6 +59,11 @@ SQR_MAX = 32
 # (BLOC), 0.180 (MLOC) against 0.209; 2 x 32 at 2048 bits too (0.711 against 0.775).
 MLOC_MIN = 1 << 30
 BLOC_MIN = 64
+# Staging once per group (see the module's doc; CLBIG_MONT_MSHARED / CLBIG_MONT_ESHARED = 0
+# turn the modulus's / the exponent's off, 1 (the default) on where it applies and fits).
+# Not measured on a GPU yet: .gpu/mshared_probe.py times both against the register path.
+MSHARED = 1
+ESHARED = 1
 
 
 def _fill(ctx) -> int:
@@ -94,10 +104,11 @@ def _loc(name: str, q: int, c: int, least: int) -> bool:
     return bool(P.env_count(name, int(c == 1 and q >= least)))
 
 
-def _local_bytes(q: int, c: int, ipb: int, pow2: bool, rows: int = 0) -> int:
-    """Local memory of a group; rows: limb rows kept in local memory (MLOC, BLOC)."""
+def _local_bytes(q: int, c: int, ipb: int, pow2: bool, rows: int = 0, extra: int = 0) -> int:
+    """Local memory of a group; rows: limb rows kept in local memory (MLOC, BLOC); extra:
+    words staged once per group (the shared modulus, exponent words: _staged)."""
     xld = q * c + 1
-    words = ipb * xld * (2 if pow2 else 1) + rows * ipb * c * q
+    words = ipb * xld * (2 if pow2 else 1) + rows * ipb * c * q + extra
     if c > 1:
         words += ipb * (5 * c + 2)
     return P.WORD * words + 16
@@ -122,6 +133,27 @@ def plan(ctx, nm: int, n: int, pow2: bool = False):
     return dict(Q=q, C=c, IPB=ipb, NP=q * c, MLOC=mloc, BLOC=bloc)
 
 
+def _staged(ctx, pl: dict, sm: int, se: int | None, me: int, pow2: bool) -> dict:
+    """pl with what one launch stages once per group (kernels_cl/mont.cl.mako): MSH (one
+    modulus for the batch, sm == 0: it replaces MLOC's per-item rows) and ESH, where the
+    exponent is read ("one": shared, se == 0; "each": every instance's words, for C > 1;
+    "global"; se None: no exponent, mulmod). What does not fit ctx.local_mem beside the
+    plan's own arrays stays where it was (registers / global memory)."""
+    q, c, ipb = pl["Q"], pl["C"], pl["IPB"]
+    pl = dict(pl, MSH=False, ESH="global")
+    if not pow2 and sm == 0 and P.env_count("CLBIG_MONT_MSHARED", MSHARED):
+        words = c * (q | 1)     # chunks at an odd pitch (mont.cl.mako's QP)
+        if _local_bytes(q, c, ipb, pow2, pl["BLOC"], words) <= ctx.local_mem:
+            pl.update(MSH=True, MLOC=False)
+    used = _local_bytes(q, c, ipb, pow2, pl["MLOC"] + pl["BLOC"], c * (q | 1) if pl["MSH"] else 0)
+    if se is not None and P.env_count("CLBIG_MONT_ESHARED", ESHARED):
+        # C == 1 with per-instance exponents stays global: each item reads only its own words
+        esh, words = ("one", me) if se == 0 else ("each", ipb * (me | 1)) if c > 1 else ("global", 0)
+        if words and used + P.WORD * words <= ctx.local_mem:
+            pl["ESH"] = esh
+    return pl
+
+
 def window(ebits: int) -> int:
     """Window width for exponents of ebits bits: the fewest products ebits/W + 2^W."""
     return min(range(1, 8), key=lambda w: (P.ceil_div(ebits, w) + (1 << w), w))
@@ -132,10 +164,10 @@ def _build(ctx, pl, name, **params):
     while True:
         wg = pl["IPB"] * pl["C"]
         try:
+            mm = "@MS" if pl["MSH"] else "@MV" if pl["MLOC"] else "mm"
             return kernel(ctx, "mont.cl.mako", name, wg, KERNEL=name, Q=pl["Q"], C=pl["C"],
                           IPB=pl["IPB"], NP=pl["NP"], XLD=pl["NP"] + 1,
-                          MM="@MV" if pl.get("MLOC") else "mm", B="@BV" if pl.get("BLOC") else "b",
-                          **params), wg
+                          MM=mm, B="@BV" if pl["BLOC"] else "b", ESH=pl["ESH"], **params), wg
         except DoesNotFit:
             if pl["IPB"] == 1:
                 raise
@@ -147,7 +179,7 @@ def mulmod(ctx, pl, a, sa, ma, b, sb, mb, m, sm, nm, r2, sr2, n):
     out = ctx.empty((n, nm), np.uint32)
     if n == 0:
         return out
-    pl = dict(pl)
+    pl = _staged(ctx, pl, sm, None, 0, False)
     k, wg = _build(ctx, pl, "mulmod", NM=nm, MA=ma, MB=mb, ME=0, W=1, SHARED_E=False, POW2=False,
                    SQR=False)
     launch(ctx, k, P.ceil_div(n, pl["IPB"]), wg, a, np.uint64(sa), b, np.uint64(sb), m,
@@ -161,7 +193,7 @@ def powmod(ctx, pl, a, sa, ma, e, se, me, m, sm, nm, r2, sr2, n, pow2=False, w=N
     out = ctx.empty((n, nm), np.uint32)
     if n == 0:
         return out
-    pl = dict(pl)
+    pl = _staged(ctx, pl, sm, se, me, pow2)
     w = w or P.env_count("CLBIG_MONT_W", 0) or window(32 * me)
     shared_e = se == 0
     sqr = pl["C"] == 1 and not pow2 and bool(P.env_count("CLBIG_MONT_SQR", int(pl["NP"] <= SQR_MAX)))

@@ -10,11 +10,26 @@
 ##   entries per instance in global memory (each item reads back only what it wrote), built
 ##   from T[0] = mont(R^2, 1) = R mod m and T[1] = mont(a, R^2); then per window W squarings
 ##   and one product by T[digit]; then mont(x, 1) leaves the Montgomery form. A zero digit
-##   skips its product where that cannot split a group's barriers (one item per instance, or
-##   one exponent for all: SHARED_E). The window loop runs over the exponent's capacity (ME
-##   limbs): leading zero windows multiply T[0] by itself.
+##   skips its product where that cannot split a group's barriers (one item per instance
+##   without the shared modulus's barrier, or one exponent for all: SHARED_E); elsewhere it
+##   multiplies by T[0] = R mod m (x R / R = x). The window loop runs over the exponent's
+##   capacity (ME limbs): leading zero windows multiply T[0] by itself.
 ##   POW2: the modulus is R itself (a^e mod B^NP, no reduction), for the power-of-two part of
 ##   an even modulus; m and r2 are not read.
+##
+## Operands staged once per work-group (clbig/mont.py decides, the local memory permitting):
+##   MM == "@MS": one modulus for the batch (sm == 0). The group copies m's limbs into msh once
+##     (coalesced: item t copies limbs t, t + WG, ...), and every item reads its chunk's limb j
+##     there (MS(j)): the items of one chunk read the same word (a broadcast), and chunks
+##     start QP words apart (QP odd) so the C chunks' words sit on distinct banks. The Q
+##     registers of mm are free (one 64-limb item otherwise holds 3 x 64 limbs and spills).
+##   ESH (powmod): where digit() reads the exponent. "one": one exponent for the batch
+##     (se == 0), its ME words copied into esh once per group; "each": each instance's ME words
+##     in esh (rows EP words apart, EP odd) for C > 1, whose C items all read the same words;
+##     "global": straight from global memory (C = 1 with per-instance exponents: every item
+##     reads only its own words, once per window, so a copy would only add a pass).
+##   Both copies end in one barrier, which every item reaches (it comes before any branch;
+##   padding instances copy too, zeros for exponent rows past n).
 <%namespace file="blocks/common.mako" import="header"/>
 <%namespace file="blocks/arith.mako" import="carry_op_defs"/>
 <%namespace file="blocks/mont.mako" import="mont_defs, mont_mul, mont_sqr"/>
@@ -25,8 +40,12 @@
 <%
     assert NP == C * Q and XLD == NP + 1   # XLD: one spare word per row, so the items of C = 1 read distinct banks
     assert not SQR or (C == 1 and not POW2 and KERNEL == "powmod")   # mont_sqr: one item, a modulus
-    assert MM in ("mm", "@MV") and B in ("b", "@BV")
+    assert MM in ("mm", "@MV", "@MS") and B in ("b", "@BV")
+    assert ESH in ("global", "one", "each") and (ESH == "global" or KERNEL == "powmod")
+    assert not (POW2 and MM == "@MS")
     WG = IPB * C
+    QP = Q | 1        # msh: chunk k at k*QP (odd: the C chunks' limb j on distinct banks)
+    EP = ME | 1       # esh ("each"): instance s's words at s*EP
     TW = 1 << W if KERNEL == "powmod" else 0
     NWIN = (ME * 32 + W - 1) // W if KERNEL == "powmod" else 0
 %>
@@ -47,17 +66,47 @@
 % if B != "b":
     __local uint bl[${Q * WG}];
 % endif
+% if MM == "@MS":
+    __local uint msh[${C * QP}];
+% endif
+% if ESH == "one":
+    __local uint esh[${ME}];
+% elif ESH == "each":
+    __local uint esh[${IPB * EP}];
+% endif
 </%def>
 ## MLOC / BLOC: m's chunk / the multiplicand kept in local memory instead of registers (fewer
 ## registers for the 64-limb item, whose 3 x 64 private limbs spill), limb j of work-item tid
 ## at j*WG + tid: consecutive items on consecutive banks; each item reads only its own limbs.
 #define MV(j) ml[(j) * ${WG}u + tid]
 #define BV(j) bl[(j) * ${WG}u + tid]
+## MS: the shared modulus staged once per group (see the top)
+#define MS(j) msh[k * ${QP}u + (j)]
 ## dst[j] = limb k*Q + j of src's row (zero past M limbs and for padding instances)
 <%def name="load(dst, src, stride, M)">
 % for j in range(Q):
     ${at(dst, j)} = (live && k * ${Q}u + ${j}u < ${M}u) ? ${src}[(size_t)inst * ${stride} + k * ${Q}u + ${j}u] : 0u;
 % endfor
+</%def>
+## The group's copies of the shared modulus and the exponent words (see the top), then the
+## barrier after which every item reads them; called before any branch.
+<%def name="stage()">
+% if MM == "@MS":
+    for (uint t = tid; t < ${NP}u; t += ${WG}u)   /* m's limb t, zero past NM */
+        msh[t / ${Q}u * ${QP}u + t % ${Q}u] = t < ${NM}u ? m[t] : 0u;
+% endif
+% if ESH == "one":
+    for (uint t = tid; t < ${ME}u; t += ${WG}u)
+        esh[t] = e[t];
+% elif ESH == "each":
+    for (uint t = tid; t < ${IPB * ME}u; t += ${WG}u) {   /* consecutive items, consecutive words */
+        const uint _s = t / ${ME}u, _w = t % ${ME}u, _i = get_group_id(0) * ${IPB}u + _s;
+        esh[_s * ${EP}u + _w] = _i < n ? e[(size_t)_i * se + _w] : 0u;
+    }
+% endif
+% if MM == "@MS" or ESH != "global":
+    barrier(CLK_LOCAL_MEM_FENCE);
+% endif
 </%def>
 <%def name="put(src)">
 % for j in range(Q):
@@ -96,9 +145,12 @@
 % if B == "b":
     uint b[${Q}];
 % endif
-% if not POW2:
+    ${stage()}
+% if MM == "@MS":
+    const uint minv = mont_minv(msh[0]);
+% elif not POW2:
     ${load(MM, "m", "sm", NM)}
-    const uint minv = mont_minv(${at(MM, 0)});
+    const uint minv = mont_minv(${at(MM, 0)});   /* item 0's is m's limb 0; only item 0 uses it */
 % endif
 </%def>
 ${header()}
@@ -121,7 +173,8 @@ void mulmod(__global const uint *a, ulong sa, __global const uint *bv, ulong sb,
     ${store_out()}
 }
 % else:
-inline uint digit(__global const uint *ep, uint pos)   /* bits pos .. pos+W-1 of the exponent */
+<% EQ = "__global" if ESH == "global" else "__local" %>
+inline uint digit(${EQ} const uint *ep, uint pos)   /* bits pos .. pos+W-1 of the exponent */
 {
     const uint w0 = pos >> 5, sh = pos & 31u;
     ulong v = w0 < ${ME}u ? ep[w0] : 0u;
@@ -136,7 +189,13 @@ void powmod(__global const uint *a, ulong sa, __global const uint *e, ulong se,
 {
     ${prologue()}
     const size_t nt = (size_t)get_num_groups(0) * ${IPB}u;   /* instances the table holds */
+% if ESH == "global":
     __global const uint *ep = e + (size_t)(live ? inst : 0u) * se;
+% elif ESH == "one":
+    __local const uint *ep = esh;
+% else:
+    __local const uint *ep = esh + s * ${EP}u;
+% endif
     for (uint j = 0; j < ${TW}u; ++j) {   /* from j = 2 on the multiplicand holds T[1] */
 % if POW2:
         if (j == 0) {
@@ -197,9 +256,13 @@ void powmod(__global const uint *a, ulong sa, __global const uint *e, ulong se,
 % endfor
         } else {                            /* times T[digit] */
             const uint d = digit(ep, win * ${W}u);
-% if C == 1 or SHARED_E:
+% if SHARED_E or (C == 1 and MM != "@MS"):
             if (d == 0) continue;
 % endif
+## Not with one item per instance behind the staging barrier: PoCL 3.1 (Debian 12) runs a
+## divergent `continue` in this loop wrongly once the kernel has a barrier (results as if
+## every item took item 0's branch; Oclgrind runs the same source right). The skip saves
+## nothing on a GPU anyway unless every item of a warp has a zero digit at once.
 % for q in range(Q):
             ${at(B, q)} = ${tab_at("d", q)};
 % endfor

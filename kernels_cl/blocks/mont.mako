@@ -9,8 +9,9 @@
 ##          cyx[IPB*C] the top carries, sc[IPB*C] the carry scans
 ##   POW2:  lo[IPB*XLD] the limbs shifted out (the product's low half)
 ## and minv (-m^-1 mod B, item 0's). m's chunk is the operand MM (render parameter): "mm" a
-## private array mm[Q], or "@MV" the macro MV(j) reading local memory; operands named "@F"
-## are read as F(j) (see at()).
+## private array mm[Q], "@MV" the macro MV(j) reading the item's own local row, or "@MS" the
+## macro MS(j) reading the one modulus the group shares (staged once per group); operands
+## named "@F" are read as F(j) (see at()).
 ##
 ## One iteration i: (r, cy) += a_i*b + q_i*m, then the whole number moves down one limb: item k
 ## hands its lowest limb to item k-1 and its carry word cy (at position Q) stays with it as its
