@@ -3,8 +3,10 @@
 Coercion and broadcasting as for the other operations (any operand a BigIntArray, an int /
 mpz or a list; length one broadcasts), exact semantics for every modulus m >= 1:
 
-* odd m: Montgomery arithmetic on the device (clbig.mont), R = B^NP for the plan's NP limbs;
-  R^2 mod m comes from one batch division on the device (clbig.divmod of the broadcast R^2).
+* odd m: Montgomery arithmetic on the device: clbig.mont52 (FP64 digit products) where the
+  device is fast in FP64 and the moduli fit its registers, else clbig.mont (int32 limbs); both
+  take the same calls (`_kernel`). R^2 mod m, for the chosen kernel's R, comes from one batch
+  division on the device (clbig.divmod of the broadcast R^2).
 * even m = 2^s m_o: CRT of a^e mod m_o (Montgomery, m_o odd, possibly 1) and a^e mod 2^s (the
   same kernel modulo B^NP, no reduction); the two residues are joined on the host for those
   rows only, x = x1 + m_o ((x2 - x1) m_o^-1 mod 2^s), a few products per row against the
@@ -24,7 +26,7 @@ import gmpy2
 import numpy as np
 import pyopencl as cl
 
-from . import mont, ops
+from . import mont, mont52, ops
 from .array import BigIntArray, array
 from .ops import _coerce, _is_scalar
 from .multi import rows
@@ -80,7 +82,7 @@ class Modulus:
             self.odd = (_limb0(arr) & 1).astype(bool)
         self.m, self.ctx = arr, ctx
         self.n, self.bits, self.nm = len(arr), arr.bits, arr.m
-        self._r2 = {}          # NP -> R^2 mod m (BigIntArray)
+        self._r2 = {}          # log2 R -> R^2 mod m (BigIntArray)
         self._even = None
 
     def __len__(self):
@@ -93,11 +95,11 @@ class Modulus:
         """The Montgomery kernels' (Q, C) for these moduli on this context, or None."""
         return mont.shape(self.ctx, self.nm)
 
-    def r2(self, np_limbs: int) -> BigIntArray:
-        """R^2 mod m for R = B^np_limbs: one batch division on the device, kept."""
-        r = self._r2.get(np_limbs)
+    def r2(self, rbits: int) -> BigIntArray:
+        """R^2 mod m for R = 2^rbits: one batch division on the device, kept."""
+        r = self._r2.get(rbits)
         if r is None:
-            r = self._r2[np_limbs] = ops.mod(1 << (64 * np_limbs), self.m)
+            r = self._r2[rbits] = ops.mod(1 << (2 * rbits), self.m)
         return r
 
     def values(self) -> list[int]:
@@ -137,6 +139,19 @@ def _context(*xs):
         if isinstance(x, BigIntArray):
             return x.ctx
     return ops.current_context()
+
+
+def _kernel(ctx, M: Modulus, n: int):
+    """(module, plan, fit, rbits) of the Montgomery kernel for n instances of M's moduli:
+    clbig.mont52 where it is wanted and fits (mont52.wanted), else clbig.mont; plan None where
+    neither fits one work-group. Both modules take the same calls; fit is the most limbs an
+    operand may have (it must be below R), rbits is log2 R (R^2 mod m is computed for it)."""
+    if mont52.wanted(ctx, M.nm, n):
+        pl = mont52.plan(ctx, M.nm, n)
+        if pl is not None:
+            return mont52, pl, mont52.fit(pl), mont52.rbits(pl)
+    pl = mont.plan(ctx, M.nm, n)
+    return mont, pl, pl and pl["NP"], pl and 32 * pl["NP"]
 
 
 def _fit(x: BigIntArray, M: Modulus, np_limbs: int) -> BigIntArray:
@@ -184,13 +199,13 @@ def powmod(a, e, m):
     n, (sa, se, sm) = _broadcast(a, e, M.m)
     if n == 0:
         return BigIntArray(ctx, ctx.empty((0, M.nm)), M.bits)
-    pl = mont.plan(ctx, M.nm, n)
+    K, pl, fit, rbits = _kernel(ctx, M, n)
     if pl is None:
         return _powmod_composed(a, e, M, n)
-    a = _fit(a, M, pl["NP"])
+    a = _fit(a, M, fit)
     sa = 0 if (len(a) == 1 and n != 1) else a.m
-    r2 = M.r2(pl["NP"])
-    out = mont.powmod(ctx, pl, a.data.data, sa, a.m, e.data.data, se, e.m, M.m.data.data, sm, M.nm,
+    r2 = M.r2(rbits)
+    out = K.powmod(ctx, pl, a.data.data, sa, a.m, e.data.data, se, e.m, M.m.data.data, sm, M.nm,
                       r2.data.data, sm, n)
     if not M.odd.all():
         out = _powmod_even(ctx, out, a, e, M, n)
@@ -258,13 +273,13 @@ def mulmod(a, b, m):
     n, _ = _broadcast(a, b, M.m)
     if n == 0:
         return BigIntArray(ctx, ctx.empty((0, M.nm)), M.bits)
-    pl = mont.plan(ctx, M.nm, n)
+    K, pl, fit, rbits = _kernel(ctx, M, n)
     if pl is None:
         return _mulmod_composed(a, b, M, n)
-    a, b = _fit(a, M, pl["NP"]), _fit(b, M, pl["NP"])
+    a, b = _fit(a, M, fit), _fit(b, M, fit)
     n, (sa, sb, sm) = _broadcast(a, b, M.m)
-    r2 = M.r2(pl["NP"])
-    out = mont.mulmod(ctx, pl, a.data.data, sa, a.m, b.data.data, sb, b.m, M.m.data.data, sm, M.nm,
+    r2 = M.r2(rbits)
+    out = K.mulmod(ctx, pl, a.data.data, sa, a.m, b.data.data, sb, b.m, M.m.data.data, sm, M.nm,
                       r2.data.data, sm, n)
     if not M.odd.all():
         idx = np.arange(n) if M.n == 1 else np.nonzero(~M.odd)[0]

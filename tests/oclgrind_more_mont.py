@@ -11,7 +11,12 @@ mulmod and powmod on tiny batches, in both shapes and the power-of-two mode.
     shapes, joined with the odd part by CRT;
   * C = 3 on 4-item work-groups (the small context): one instance per group;
   * m and the multiplicand in local memory (CLBIG_MONT_MLOC / _BLOC), one item and C = 2,
-    with an even modulus (the power-of-two kernel's multiplicand too).
+    with an even modulus (the power-of-two kernel's multiplicand too);
+  * operands staged once per group (the group's copy, then one barrier): one modulus for the
+    batch (an int), with per-instance exponents (C = 2: their words staged per instance,
+    as in the cases above by default) and one shared exponent (staged), mulmod; one item and
+    C = 2, C = 2 on 4-item groups (two groups, the copy of each group's own instances), and
+    with the staging switched off (CLBIG_MONT_MSHARED / _ESHARED = 0: the global reads).
 Every result is checked against Python's pow.
 """
 from __future__ import annotations
@@ -19,7 +24,7 @@ from __future__ import annotations
 import random
 
 from clbig import modular
-from oclgrind_env import call_with
+from oclgrind_env import call_with, env
 
 RNG = random.Random(20261124)
 
@@ -38,11 +43,31 @@ def _case(ctx, check, tag, bits, n, shared_e=False, even=False):
         check(f"{tag} mulmod", r, [a * e % m for a, e, m in zip(av, evl, ms)], bits)
 
 
+def _shared_m_case(ctx, check, tag, bits, n):
+    """One modulus (a Python int) for the batch: per-instance exponents, one exponent, mulmod."""
+    m = RNG.getrandbits(bits) | 1 | (1 << (bits - 1))
+    av = [m - 1, 0, m] + [RNG.getrandbits(bits) for _ in range(n - 3)]
+    ev = [0, 0xFFFF, 1] + [RNG.getrandbits(16) for _ in range(n - 3)]
+    with ctx:
+        r = modular.powmod(av, ev, m)
+        check(f"{tag} powmod", r, [pow(a, e, m) for a, e in zip(av, ev)], bits)
+        r = modular.powmod(av, 0x1F0F, m)
+        check(f"{tag} powmod shared e", r, [pow(a, 0x1F0F, m) for a in av], bits)
+        r = modular.mulmod(av, ev, m)
+        check(f"{tag} mulmod", r, [a * e % m for a, e in zip(av, ev)], bits)
+
+
 COOP = {"CLBIG_MONT_ONE": "1", "CLBIG_MONT_Q": "8"}
+UNSTAGED = {"CLBIG_MONT_MSHARED": "0", "CLBIG_MONT_ESHARED": "0"}
 LOC = {"CLBIG_MONT_MLOC": "1", "CLBIG_MONT_BLOC": "1"}
 
 
 def run(wide_ctx, small_ctx, guarded, check, values):
+    with env(CLBIG_MONT_FP64="0"):     # the int32 kernel's cases (mont52's: oclgrind_more_mont52)
+        _run(wide_ctx, small_ctx, guarded, check)
+
+
+def _run(wide_ctx, small_ctx, guarded, check):
     guarded("mont one item", _case, wide_ctx, check, "mont one item", 96, 5)
     guarded("mont one item shared e", _case, wide_ctx, check, "mont one item shared e", 64, 3, True)
     guarded("mont one item even", _case, wide_ctx, check, "mont one item even", 96, 4, False, True)
@@ -56,3 +81,9 @@ def run(wide_ctx, small_ctx, guarded, check, values):
     guarded("mont coop small-wg", call_with, COOP, _case, small_ctx, check, "mont coop small-wg", 544, 3)
     guarded("mont one item loc", call_with, LOC, _case, wide_ctx, check, "mont one item loc", 96, 4, False, True)
     guarded("mont coop loc", call_with, {**COOP, **LOC}, _case, wide_ctx, check, "mont coop loc", 96, 4, False, True)
+    guarded("mont shared m one item", _shared_m_case, wide_ctx, check, "mont shared m one item", 64, 5)
+    guarded("mont shared m coop", call_with, COOP, _shared_m_case, wide_ctx, check, "mont shared m coop", 96, 3)
+    guarded("mont shared m coop small-wg", call_with, COOP, _shared_m_case, small_ctx, check,
+            "mont shared m coop small-wg", 96, 3)
+    guarded("mont coop unstaged", call_with, {**COOP, **UNSTAGED}, _shared_m_case, wide_ctx, check,
+            "mont coop unstaged", 96, 3)

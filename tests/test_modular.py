@@ -3,13 +3,26 @@
 Shapes reached: one work-item per instance (moduli up to 64 limbs), the cooperative shape (C
 items of Q limbs: 65 limbs and up, or forced on small sizes with CLBIG_MONT_ONE=1), a work-group
 cap of 8 items (small_ctx), and the composition from clbig.mul / clbig.mod for moduli that fit
-no work-group. Even moduli take the CRT path (odd part and power of two)."""
+no work-group. Even moduli take the CRT path (odd part and power of two).
+
+These are the int32 kernel's tests (clbig.mont: CLBIG_MONT_FP64=0); the tests of everything
+either kernel must do (marked KERNELS) run with the FP64 kernel (clbig.mont52) as well, whose
+own edges are in test_mont52.py."""
 import gmpy2
 import pytest
 
 import clbig
 from clbig import modular
 from conftest import check_values, limb_pattern, mask, rand_value
+
+
+KERNELS = pytest.mark.parametrize("kernel", ["int32", "fp64"])
+
+
+@pytest.fixture(autouse=True)
+def _mont_kernel(request, monkeypatch):
+    fp64 = "kernel" in request.fixturenames and request.getfixturevalue("kernel") == "fp64"
+    monkeypatch.setenv("CLBIG_MONT_FP64", "1" if fp64 else "0")
 
 
 def odd_moduli(rng, bits, n):
@@ -37,7 +50,8 @@ def expect_pow(a, e, m, n):
 
 
 @pytest.mark.parametrize("bits", [32, 96, 1024, 2080])
-def test_powmod_sizes(rng, bits):
+@KERNELS
+def test_powmod_sizes(kernel, rng, bits):
     n = 9
     ms = odd_moduli(rng, bits, n)
     av = bases(rng, ms, bits)
@@ -48,7 +62,8 @@ def test_powmod_sizes(rng, bits):
 
 
 @pytest.mark.parametrize("bits", [96, 1056, 2080])
-def test_mulmod_sizes(rng, bits):
+@KERNELS
+def test_mulmod_sizes(kernel, rng, bits):
     n = 9
     ms = odd_moduli(rng, bits, n)
     av, bv = bases(rng, ms, bits), [mask(bits)] + bases(rng, ms, bits)[1:]
@@ -57,7 +72,8 @@ def test_mulmod_sizes(rng, bits):
     check_values(r.tolist(), [x * y % m for x, y, m in zip(av, bv, ms)], f"mulmod {bits}", (av, bv, ms))
 
 
-def test_edges_small(rng):
+@KERNELS
+def test_edges_small(kernel, rng):
     """m = 1, 2, 3, 2^k, 2^k +- 1, even; e = 0, 1, 2, all ones; a >= m, a = m - 1."""
     ms = [1, 2, 3, 4, 2 ** 32, 2 ** 32 + 1, 2 ** 32 - 1, 2 ** 64, 2 ** 64 - 1, 2 ** 64 + 1, 6, 12,
           2 ** 40 * 3, 2 ** 63 * 5 + 2 ** 63, 10 ** 18, 2 ** 70 - 2, 7]
@@ -70,7 +86,8 @@ def test_edges_small(rng):
         check_values(r.tolist(), [x * y % m for x, y, m in zip(av, ev, ms)], "mulmod edges", (av, ev, ms))
 
 
-def test_plain_ints_and_mpz():
+@KERNELS
+def test_plain_ints_and_mpz(kernel):
     assert modular.powmod(3, 200, 1000003) == pow(3, 200, 1000003)
     assert isinstance(modular.powmod(3, 200, 1000003), int)
     assert modular.powmod(gmpy2.mpz(5), 0, 1) == 0
@@ -80,7 +97,8 @@ def test_plain_ints_and_mpz():
     assert modular.mulmod(7, 9, 2) == 1
 
 
-def test_broadcasting(rng):
+@KERNELS
+def test_broadcasting(kernel, rng):
     n, bits = 7, 256
     ms = odd_moduli(rng, bits, n)
     av = [rand_value(rng, bits) for _ in range(n)]
@@ -102,7 +120,8 @@ def test_broadcasting(rng):
         modular.powmod(av, ev[:3], ms)
 
 
-def test_shared_modulus_and_exponent(rng):
+@KERNELS
+def test_shared_modulus_and_exponent(kernel, rng):
     """RSA-like: one modulus and one exponent for the batch (the skip-zero-digit path of the
     cooperative shape), all-ones exponent."""
     bits, n = 2080, 5
@@ -113,7 +132,8 @@ def test_shared_modulus_and_exponent(rng):
         check_values(got.tolist(), [pow(x, e, m) for x in av], f"shared modulus e={e:#x}")
 
 
-def test_modulus_object(rng):
+@KERNELS
+def test_modulus_object(kernel, rng):
     bits, n = 96, 6
     ms = odd_moduli(rng, bits, n - 2) + [2 ** 90, 6 * 2 ** 50 + 2]
     M = modular.Modulus(clbig.array(ms, bits=bits))
@@ -128,7 +148,8 @@ def test_modulus_object(rng):
     assert modular.Modulus(M).m is M.m
 
 
-def test_even_moduli(rng):
+@KERNELS
+def test_even_moduli(kernel, rng):
     """Wide even moduli: odd part and power of two over several limbs, m = 2^k, m = 2^k m_o."""
     bits, n = 1024, 8
     ms = [1 << 1023, (1 << 1000) * 3, 2 * (mask(1023) | 1), rand_value(rng, 1024) << 1 | 2,
@@ -186,7 +207,8 @@ def test_composed_beyond_one_group(rng, small_ctx, monkeypatch):
     check_values(modular.mulmod(av, ev, M).tolist(), [x * y % m for x, y, m in zip(av, ev, ms)], "composed mulmod")
 
 
-def test_errors(ctx):
+@KERNELS
+def test_errors(kernel, ctx):
     with pytest.raises(ValueError, match="modulus is 0 at index 2"):
         modular.powmod([1, 2, 3], 5, [7, 9, 0])
     with pytest.raises(ValueError, match="modulus is 0 at index 1"):
@@ -270,3 +292,127 @@ def test_local_operand_defaults(ctx, monkeypatch):
     assert not mont.plan(ctx, 64, 100000)["BLOC"]
     monkeypatch.setenv("CLBIG_MONT_MLOC", "1")
     assert mont.plan(ctx, 32, 100000)["MLOC"] and not mont.plan(ctx, 32, 10, pow2=True)["MLOC"]
+
+
+# -- operands staged once per work-group: one modulus, one exponent (clbig.mont._staged) ------
+STAGE_SHAPES = {"one item": {}, "coop": {"CLBIG_MONT_ONE": "1", "CLBIG_MONT_Q": "8"}}
+
+
+def _record_staging(monkeypatch):
+    """The set of (kernel, MSH, ESH) that clbig.mont builds from here on (the test then knows
+    the staged paths ran, not only the register ones)."""
+    from clbig import mont
+    seen, build = set(), mont._build
+
+    def rec(ctx, pl, name, **params):
+        seen.add((name, pl["MSH"], pl["ESH"]))
+        return build(ctx, pl, name, **params)
+    monkeypatch.setattr(mont, "_build", rec)
+    return seen
+
+
+def _shared_cases(rng, m, bits, n, ebits=64):
+    """Bases 0, 1, m - 1, m, m + 1 and all ones (a >= m below R), then random ones; per-instance
+    exponents 0, 1, all ones, then random ones (digits zero and not, side by side)."""
+    av = [0, 1, m - 1, m, m + 1, mask(bits)] + [rand_value(rng, bits) for _ in range(n - 6)]
+    ev = [0, 1, mask(ebits)] + [rng.getrandbits(ebits) for _ in range(n - 3)]
+    return av[:n], ev[:n]
+
+
+@pytest.mark.parametrize("shape", list(STAGE_SHAPES))
+@pytest.mark.parametrize("bits", [64, 1000, 1024, 2048])
+def test_shared_modulus_staged(rng, monkeypatch, bits, shape):
+    """One modulus for the batch (an int) staged once per group, one item per instance and C
+    items of 8 limbs: powmod with per-instance exponents (C > 1: their words staged too), with
+    one exponent (staged), mulmod; a random modulus and the all-ones one (2^bits - 1: every
+    limb all ones); odd batches (a padding instance in the last group)."""
+    for k, v in STAGE_SHAPES[shape].items():
+        monkeypatch.setenv(k, v)
+    seen = _record_staging(monkeypatch)
+    n = 65 if bits <= 1024 else 7
+    for m in (rand_value(rng, bits) | 1 | (1 << (bits - 1)), mask(bits)):
+        av, ev = _shared_cases(rng, m, bits, n)
+        check_values(modular.powmod(av, ev, m).tolist(), [pow(a, e, m) for a, e in zip(av, ev)],
+                     f"shared m powmod {bits} {shape}", (av, ev))
+        for e in (mask(64), 0, 1, ev[-1]):
+            check_values(modular.powmod(av, e, m).tolist(), [pow(a, e, m) for a in av],
+                         f"shared m and e={e:#x} powmod {bits} {shape}", (av,))
+        check_values(modular.mulmod(av, ev, m).tolist(), [a * e % m for a, e in zip(av, ev)],
+                     f"shared m mulmod {bits} {shape}", (av, ev))
+    each = "each" if shape == "coop" else "global"
+    assert {("powmod", True, each), ("powmod", True, "one"), ("mulmod", True, "global")} <= seen
+
+
+@pytest.mark.parametrize("shape", list(STAGE_SHAPES))
+def test_shared_staging_edges(rng, monkeypatch, shape):
+    """m = 3 (one limb), a batch of one (nothing broadcast: the per-instance path), an
+    8192-bit exponent (256 words staged: shared, and per instance for C > 1), an even shared
+    modulus (CRT: odd part and power of two), and a shared modulus given as a length-one
+    array."""
+    for k, v in STAGE_SHAPES[shape].items():
+        monkeypatch.setenv(k, v)
+    av = [0, 1, 2, 3, 4, mask(40), 7]
+    ev = [0, 1, 2, mask(64), 5, rng.getrandbits(64), 1 << 63]
+    check_values(modular.powmod(av, ev, 3).tolist(), [pow(a, e, 3) for a, e in zip(av, ev)], "m = 3")
+    check_values(modular.mulmod(av, ev, 3).tolist(), [a * e % 3 for a, e in zip(av, ev)], "mulmod m = 3")
+    bits = 64
+    m = rand_value(rng, bits) | 1 | (1 << (bits - 1))
+    check_values(modular.powmod([m - 1], [mask(64)], m).tolist(), [pow(m - 1, mask(64), m)], "batch of one")
+    av, ev = _shared_cases(rng, m, bits, 7, ebits=8192)
+    ev[4] = mask(8192)
+    check_values(modular.powmod(av, ev, m).tolist(), [pow(a, e, m) for a, e in zip(av, ev)],
+                 f"8192-bit exponents {shape}", (av, ev))
+    check_values(modular.powmod(av, ev[4], m).tolist(), [pow(a, ev[4], m) for a in av],
+                 f"one 8192-bit exponent {shape}", (av,))
+    check_values(modular.powmod(av, ev[5], clbig.array([m])).tolist(), [pow(a, ev[5], m) for a in av],
+                 f"length-one modulus array {shape}", (av,))
+    me = (rand_value(rng, bits - 9) | 1) << 9
+    av, ev = _shared_cases(rng, me, bits, 7)
+    check_values(modular.powmod(av, ev, me).tolist(), [pow(a, e, me) for a, e in zip(av, ev)],
+                 f"even shared m {shape}", (av, ev))
+    check_values(modular.mulmod(av, ev, me).tolist(), [a * e % me for a, e in zip(av, ev)],
+                 f"even shared m mulmod {shape}", (av, ev))
+
+
+@pytest.mark.parametrize("shape", list(STAGE_SHAPES))
+def test_shared_staging_switched_off(rng, monkeypatch, shape):
+    """CLBIG_MONT_MSHARED=0 / CLBIG_MONT_ESHARED=0: the register / global-memory paths for a
+    shared modulus and exponent stay exact."""
+    for k, v in {**STAGE_SHAPES[shape], "CLBIG_MONT_MSHARED": "0", "CLBIG_MONT_ESHARED": "0"}.items():
+        monkeypatch.setenv(k, v)
+    seen = _record_staging(monkeypatch)
+    bits, n = 64, 9
+    m = mask(bits) ^ 4
+    av, ev = _shared_cases(rng, m, bits, n)
+    check_values(modular.powmod(av, ev, m).tolist(), [pow(a, e, m) for a, e in zip(av, ev)], "off powmod")
+    check_values(modular.powmod(av, ev[-1], m).tolist(), [pow(a, ev[-1], m) for a in av], "off shared e")
+    check_values(modular.mulmod(av, ev, m).tolist(), [a * e % m for a, e in zip(av, ev)], "off mulmod")
+    assert {s[1:] for s in seen} == {(False, "global")}
+
+
+def test_staging_plan(ctx, monkeypatch):
+    """What mont._staged stages: the modulus only when shared (sm == 0) and not for the
+    power-of-two kernel, replacing MLOC's rows; the exponent shared ("one"), per instance for
+    C > 1 ("each"), else global; the switches; and nothing that does not fit the local
+    memory (a device of 2 KiB: an 8192-bit exponent stays global)."""
+    from types import SimpleNamespace
+    from clbig import mont
+    for k in ("CLBIG_MONT_MSHARED", "CLBIG_MONT_ESHARED", "CLBIG_MONT_MLOC"):
+        monkeypatch.delenv(k, raising=False)
+    one = dict(Q=32, C=1, IPB=8, NP=32, MLOC=False, BLOC=False)
+    coop = dict(Q=8, C=4, IPB=8, NP=32, MLOC=True, BLOC=False)
+    got = lambda pl, *a, lm=1 << 20: (lambda p: (p["MSH"], p["ESH"], p["MLOC"]))(
+        mont._staged(SimpleNamespace(local_mem=lm), pl, *a))
+    assert got(one, 0, 0, 2, False) == (True, "one", False)
+    assert got(one, 32, 2, 2, False) == (False, "global", False)
+    assert got(one, 0, None, 0, False) == (True, "global", False)        # mulmod
+    assert got(coop, 0, 2, 2, False) == (True, "each", False)            # MSH replaces MLOC
+    assert got(coop, 32, 2, 2, False) == (False, "each", True)
+    assert got(coop, 0, 2, 2, True) == (False, "each", True)             # pow2: no modulus
+    assert got(one, 0, 0, 256, False, lm=2048) == (True, "global", False)
+    assert got(coop, 0, 2, 256, False, lm=2048) == (True, "global", False)
+    assert got(one, 0, 0, 2, False, lm=mont._local_bytes(32, 1, 8, False)) == (False, "global", False)
+    monkeypatch.setenv("CLBIG_MONT_MSHARED", "0")
+    monkeypatch.setenv("CLBIG_MONT_ESHARED", "0")
+    assert got(coop, 0, 0, 2, False) == (False, "global", True)
+    assert mont.plan(ctx, 32, 1000)["MLOC"] is False   # the planner's own keys untouched

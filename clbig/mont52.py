@@ -1,0 +1,150 @@
+"""Montgomery products and powers with FP64 digit products (kernels_cl/mont52.cl.mako), the
+mpn layer beside clbig.mont: the same calls, for one work-item per instance of an odd modulus.
+
+Residues are N digits of 51 bits with R = 2^(51 N) > 4m (`digits`), so R^2 mod m is taken for
+`rbits(pl)` bits, not for the int32 kernels' B^NP. Operands a, b must be below 2^(32 * fit(pl))
+(modular.py reduces longer ones first).
+
+Why a second kernel: Emmart, Zheng & Weems (ARITH 2018) form 52-bit digit products with two
+FP64 fma and sum them as 64-bit integers, 20-34% faster than the best integer code at 2048 to
+4096 bits on GPUs whose FP64 pipe is as wide as their int32 one (as an H100's is). It needs a
+device with double precision (`usable`) and pays off only where FP64 is fast (`wanted`).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pyopencl as cl
+
+from . import plan as P
+from .render import DoesNotFit, kernel, launch
+
+D = 51            # bits per digit
+ITEMS = 64        # work-items per group aimed at
+# Beyond N_MAX digits the kernel is not used: the multiplicand, m and the N accumulators take
+# 6N registers of an item, and at N = 81 (4096 bits) the spills make it 4x slower than int32.
+# MLOC (CLBIG_MONT52_MLOC=1) keeps m's digits in local memory instead: H200, 2048 bits 0.95
+# M/s against 1.00 in registers (255 registers either way: ptxas loads them ahead), so off.
+N_MAX = 48
+
+
+def digits(nm: int) -> int:
+    """N: the fewest 51-bit digits with 2^(51 N) > 4 * 2^(32 nm) (residues below 2m fit)."""
+    return P.ceil_div(32 * nm + 2, D)
+
+
+def usable(ctx) -> bool:
+    """The device has double precision with a correctly rounded fma."""
+    cfg = int(getattr(ctx.device, "double_fp_config", 0) or 0)
+    return bool(cfg & cl.device_fp_config.FMA)
+
+
+# GPUs whose FP64 pipe runs at half the FP32 rate (vendors' data sheets); on others (1/16 to
+# 1/64 rate: consumer GPUs) the int32 kernel stays. NVIDIA by compute capability (P100, V100,
+# A100, H100/H200, B200), AMD Instinct by gfx name (MI100, MI200, MI300), Intel's Max series.
+NV_FAST = {(6, 0), (7, 0), (8, 0), (9, 0), (10, 0)}
+AMD_FAST = ("gfx908", "gfx90a", "gfx940", "gfx941", "gfx942")
+
+
+def fast_fp64(ctx) -> bool:
+    dev = ctx.device
+    if dev.type & cl.device_type.CPU:
+        return True
+    try:
+        cc = (dev.compute_capability_major_nv, dev.compute_capability_minor_nv)
+    except (cl.Error, AttributeError):
+        cc = None
+    name = dev.name.lower()
+    return cc in NV_FAST or name.startswith(AMD_FAST) or "data center gpu max" in name
+
+
+def wanted(ctx, nm: int, n: int) -> bool:
+    """Whether powmod / mulmod of n instances of nm-limb moduli take this kernel:
+    CLBIG_MONT_FP64=0/1 decides where set; else devices with fast FP64 (fast_fp64), on GPUs
+    only where the int32 kernel would also give each instance one work-item (smaller batches
+    fill the GPU better with its instances spread over several items). Measured (H200,
+    2026-11-24, 100000 instances, 512-bit exponents, bench/README.md): 1024 bits 5.10 M/s
+    against 3.90 (int32), 2048 bits 1.00 against 0.89, 4096 bits 0.05 against 0.21 (N = 81
+    digits spill; N_MAX keeps them on int32). PoCL, this CI machine's CPU: 1024 bits 8.1 K/s
+    against 2.0."""
+    forced = P.env_count("CLBIG_MONT_FP64", -1)
+    if forced >= 0:
+        return bool(forced)
+    if not usable(ctx) or not fast_fp64(ctx):
+        return False
+    if ctx.device.type & cl.device_type.GPU:
+        from .mont import shape
+        sh = shape(ctx, nm, n)
+        return sh is not None and sh[1] == 1
+    return True
+
+
+def plan(ctx, nm: int, n: int):
+    """dict(N, WG, MLOC) for n instances of nm-limb odd moduli, or None where this kernel does
+    not apply (no FP64, too many digits, local memory too small)."""
+    if not usable(ctx):
+        return None
+    N = digits(nm)
+    if N > P.env_ints("CLBIG_MONT52_NMAX", (N_MAX,))[0]:
+        return None
+    mloc = bool(P.env_count("CLBIG_MONT52_MLOC", 0))
+    wg = min(ITEMS, ctx.max_items, P.next_pow2(max(n, 1)))
+    while wg > 1 and _local_bytes(N, wg, mloc) > ctx.local_mem:
+        wg //= 2
+    if _local_bytes(N, wg, mloc) > ctx.local_mem:
+        return None
+    return dict(N=N, WG=wg, MLOC=mloc)
+
+
+def _local_bytes(N: int, wg: int, mloc: bool) -> int:
+    return 8 * N * wg * (2 if mloc else 1) + 16
+
+
+def rbits(pl) -> int:
+    """log2 R for this plan (R^2 mod m is 2^(2 rbits) mod m)."""
+    return D * pl["N"]
+
+
+def fit(pl) -> int:
+    """Most 32-bit limbs an operand a or b may have (it must be below R)."""
+    return D * pl["N"] // 32
+
+
+def _build(ctx, pl, name, **params):
+    """The kernel for plan pl, halving the group while the build refuses its size."""
+    while True:
+        try:
+            return kernel(ctx, "mont52.cl.mako", name, pl["WG"], N=pl["N"], WG=pl["WG"],
+                          MLOC=pl["MLOC"], **params)
+        except DoesNotFit:
+            if pl["WG"] == 1:
+                raise
+            pl["WG"] //= 2
+
+
+def mulmod(ctx, pl, a, sa, ma, b, sb, mb, m, sm, nm, r2, sr2, n):
+    """a*b mod m for n instances (a, b below R: ma, mb <= fit(pl)); an (n, nm) device array."""
+    out = ctx.empty((n, nm), np.uint32)
+    if n == 0:
+        return out
+    pl = dict(pl)
+    k = _build(ctx, pl, "mulmod52", KERNEL="mulmod", NM=nm, MA=ma, MB=mb, ME=0, W=1)
+    launch(ctx, k, P.ceil_div(n, pl["WG"]), pl["WG"], a, np.uint64(sa), b, np.uint64(sb), m,
+           np.uint64(sm), r2, np.uint64(sr2), out.data, np.uint32(n))
+    return out
+
+
+def powmod(ctx, pl, a, sa, ma, e, se, me, m, sm, nm, r2, sr2, n, w=None):
+    """a^e mod m for n instances (a below R: ma <= fit(pl); e of me limbs); an (n, nm) device
+    array."""
+    from .mont import window
+    out = ctx.empty((n, nm), np.uint32)
+    if n == 0:
+        return out
+    pl = dict(pl)
+    w = w or P.env_count("CLBIG_MONT_W", 0) or window(32 * me)
+    k = _build(ctx, pl, "powmod52", KERNEL="powmod", NM=nm, MA=ma, MB=0, ME=me, W=w)
+    groups = P.ceil_div(n, pl["WG"])
+    tab = ctx.buffer(8 * groups * pl["WG"] * pl["N"] << w)
+    launch(ctx, k, groups, pl["WG"], a, np.uint64(sa), e, np.uint64(se), m, np.uint64(sm), r2,
+           np.uint64(sr2), out.data, tab, np.uint32(n))
+    return out

@@ -1,0 +1,154 @@
+## Montgomery multiplication with FP64 fused multiply-adds (the digit products of Emmart, Zheng &
+## Weems, ARITH 2018), for one work-item per instance: digits of D = 51 bits held in doubles,
+## R = 2^(51 N) > 4m, so residues stay below 2m between products and need no subtraction.
+##
+## A digit product p = x*y < 2^102 splits exactly in two fma: hi = fma(x, y, 2^103) rounds p
+## to a multiple of 2^51 (the ulp of [2^103, 2^104)), so its bit pattern is E103 + H with
+## H = round(p / 2^51); lo = fma(x, y, (2^103 + 3*2^51) - hi) = L + 3*2^51 with
+## L = p - H*2^51 in [-2^50, 2^50], which lies in [2^52, 2^53) where the ulp is 1, so its bit
+## pattern is E52 + 2^51 + L. Both bit patterns are summed as 64-bit integers into column
+## accumulators: no carry chain inside a row, only one 64-bit add per term. Every bias (E103,
+## E52 + 2^51) is a multiple of 2^51, so an accumulator's low D bits are exact at any time; its
+## carry (the bits above) is exact once the known bias is subtracted: the accumulators start at
+## minus the bias they will have gathered when they reach column 0, so the carry out of column
+## 0 needs no correction, and the top columns' biases are subtracted once at the end.
+##
+## Why: an int32 CIOS pays two multiply-adds per 32x32-bit product plus a serial carry chain;
+## here a 51x51-bit product costs three FP64 operations (fma, subtract, fma) on a pipe of its
+## own and two 64-bit integer adds, with no chain. Double-precision hardware is required
+## (cl_khr_fp64); clbig.mont52 checks the device.
+<%!
+    D = 51
+    M_D = (1 << 51) - 1
+    E52 = 1075 << 52                  # bit pattern of 2^52 (a digit v is as_double(E52 | v) - 2^52)
+    E103 = 1126 << 52                 # bit pattern of 2^103
+    LO = E52 + (1 << 51)              # bias of one lo term
+    BL, BH = 2 * LO, 2 * E103         # a column's bias per row: two lo terms, two hi terms
+    MASK64 = (1 << 64) - 1
+
+    def at(x, j):
+        return "%s(%du)" % (x[1:], j) if x.startswith("@") else "%s[%d]" % (x, j)
+
+    def u64(v):
+        return "0x%016xul" % (v & MASK64)
+
+    def init(p):
+        """Start of accumulator p: minus the bias it has when it is column 0 (row p, after its
+        two lo terms), so its carry out is exact."""
+        return u64(-(p * (BL + BH) + BL))
+
+    def final_bias(N, p):
+        """Bias of accumulator p after the last row: made by row p from two hi terms, then
+        interior for rows p+1 .. N-1."""
+        return u64(BH + (N - 1 - p) * (BL + BH))
+
+    def digit_bits(j, src, M):
+        """Bits [51j, 51j + 51) of a 32-bit limb vector src(w) of M limbs, a ulong expression."""
+        b = D * j
+        w, sh = b >> 5, b & 31
+        parts = []
+        for t, s in ((0, -sh), (1, 32 - sh), (2, 64 - sh)):
+            if w + t >= M or s >= D or s <= -32:
+                continue
+            word = "(ulong)%s" % src(w + t)
+            parts.append(word if s == 0 else ("(%s >> %d)" % (word, -s) if s < 0 else "(%s << %d)" % (word, s)))
+        return "((%s) & %s)" % (" | ".join(parts), u64(M_D)) if parts else "0ul"
+
+    def limb_bits(k, dig, N):
+        """Bits [32k, 32k + 32) of the D-bit digit vector dig(j) (ulong) of N digits, a uint
+        expression."""
+        b = 32 * k
+        j, off = b // D, b % D
+        parts = []
+        if j < N:
+            parts.append("(%s >> %d)" % (dig(j), off) if off else dig(j))
+        if off + 32 > D and j + 1 < N:
+            parts.append("(%s << %d)" % (dig(j + 1), D - off))
+        return "(uint)(%s)" % " | ".join(parts) if parts else "0u"
+%>
+
+<%def name="mont52_defs()">
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#define M_D ${u64(M_D)}
+#define C_HI 0x1p103                    /* 2^103 */
+#define C_LO 0x1.0000000000003p103         /* 2^103 + 3*2^51 */
+#define TWO52 0x1p52
+/* a digit (< 2^52) as a double, and back: 2^52 + v has v as its mantissa field */
+inline double dig2d(ulong v) { return as_double(v | ${u64(E52)}) - TWO52; }
+inline ulong d2dig(double d) { return as_ulong(d + TWO52) & ${u64((1 << 52) - 1)}; }
+/* -m0^-1 mod 2^51 for odd m0: each Newton step doubles the correct low bits (3 -> 96). */
+inline ulong mont52_minv(ulong m0)
+{
+    ulong x = m0;
+    x *= 2ul - m0 * x; x *= 2ul - m0 * x; x *= 2ul - m0 * x; x *= 2ul - m0 * x; x *= 2ul - m0 * x;
+    return (0ul - x) & M_D;
+}
+</%def>
+
+## dst[0..N) (doubles) = the D-bit digits of the M-limb vector whose limb w is src(w) (a Python
+## callable giving an expression; limbs past M read as 0).
+<%def name="load_digits(dst, src, M, N)">
+% for j in range(N):
+    ${at(dst, j)} = dig2d(${digit_bits(j, src, M)});
+% endfor
+</%def>
+
+## out limb k (k < NM) = bits [32k, 32k + 32) of the digits rd[0..N) (ulong).
+<%def name="store_limbs(put, rd, N, NM)">
+% for k in range(NM):
+    ${put(k, limb_bits(k, lambda j: "%s[%d]" % (rd, j), N))};
+% endfor
+</%def>
+
+## rd[0..N) (ulong digits) = x * y / R mod m, below 2m when x, y < 2m (below R + m when x, y < R).
+## X(i): the multiplier's digit i as a double (a macro with a run-time index, e.g. local
+## memory); Y: the multiplicand's digits (private doubles or "@F"); MM: m's digits (likewise);
+## minv = -m^-1 mod 2^51 (ulong) in scope.
+<%def name="mont52_mul(rd, X, Y, MM, N)">
+    {
+        ulong _A[${N}];
+% for p in range(N):
+        _A[${p}] = ${init(p)};
+% endfor
+        for (uint _i = 0; _i < ${N}u; ++_i) {
+            const double _x = ${X}(_i);
+            double _hx = fma(_x, ${at(Y, 0)}, C_HI);
+            ulong _t = _A[0] + as_ulong(fma(_x, ${at(Y, 0)}, C_LO - _hx));
+            const double _q = dig2d(((_t & M_D) * minv) & M_D);
+            double _hq = fma(_q, ${at(MM, 0)}, C_HI);
+            _t += as_ulong(fma(_q, ${at(MM, 0)}, C_LO - _hq));
+            const ulong _cy = (ulong)((long)_t >> ${D});   /* exact: _A[0] started at minus its bias */
+% for p in range(N - 1):
+            {
+                const double _hx1 = fma(_x, ${at(Y, p + 1)}, C_HI);
+                const double _hq1 = fma(_q, ${at(MM, p + 1)}, C_HI);
+                _A[${p}] = _A[${p + 1}] + as_ulong(fma(_x, ${at(Y, p + 1)}, C_LO - _hx1)) + as_ulong(_hx)
+                         + as_ulong(fma(_q, ${at(MM, p + 1)}, C_LO - _hq1)) + as_ulong(_hq)${" + _cy" if p == 0 else ""};
+                _hx = _hx1; _hq = _hq1;
+            }
+% endfor
+            _A[${N - 1}] = as_ulong(_hx) + as_ulong(_hq)${" + _cy" if N == 1 else ""};
+        }
+        long _c = 0;   /* columns to digits: signed carries (lo terms may be negative) */
+% for p in range(N):
+        { const ulong _v = _A[${p}] - ${final_bias(N, p)} + (ulong)_c; ${rd}[${p}] = _v & M_D; _c = (long)_v >> ${D}; }
+% endfor
+    }
+</%def>
+
+## rd[0..N) -= m while rd >= m, TIMES times (m's digits from MM as doubles).
+<%def name="reduce(rd, MM, N, TIMES)">
+% for _ in range(TIMES):
+    {
+        ulong _d[${N}]; long _b = 0;
+  % for j in range(N):
+        { const long _v = (long)${rd}[${j}] - (long)d2dig(${at(MM, j)}) + _b; _d[${j}] = (ulong)_v & M_D; _b = _v >> ${D}; }
+  % endfor
+        if (_b == 0) {
+  % for j in range(N):
+            ${rd}[${j}] = _d[${j}];
+  % endfor
+        }
+    }
+% endfor
+</%def>

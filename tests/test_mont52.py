@@ -1,0 +1,102 @@
+"""The FP64 Montgomery kernel (clbig.mont52) against gmpy2, forced on (CLBIG_MONT_FP64=1) and
+through the routing that picks it (modular._kernel).
+
+Its own edges: one digit (N = 1) and digit counts that are not limb multiples, operands longer
+than m but below R = 2^(51 N) (not reduced first: mulmod's 3m bound), a = m and a = 2m (the
+final mont(x, 1) lands on m, which must read 0), moduli of all-ones limbs and 2^k + 1, all-ones
+exponents and one exponent for the batch, m's digits in local memory (MLOC), and the fallback to
+the int32 kernel where no plan fits (too many digits, no FP64)."""
+import gmpy2
+import pytest
+
+import clbig
+from clbig import modular, mont52
+from conftest import check_values, mask, rand_value
+
+
+@pytest.fixture
+def fp64(monkeypatch):
+    monkeypatch.setenv("CLBIG_MONT_FP64", "1")
+
+
+def moduli(rng, bits, n):
+    ms = [mask(bits), (1 << (bits - 1)) + 1, 3, 1, mask(bits) ^ 2]
+    while len(ms) < n:
+        ms.append(rand_value(rng, bits) | 1 | (1 << (bits - 1)))
+    return ms[:n]
+
+
+def powmods(a, e, m):
+    return [int(gmpy2.powmod(x, y, z)) for x, y, z in zip(a, e, m)]
+
+
+@pytest.mark.parametrize("bits", [32, 96, 1000, 2080])
+def test_powmod_mulmod(fp64, ctx, rng, bits):
+    n = 11
+    ms = moduli(rng, bits, n)
+    pl = mont52.plan(ctx, -(-bits // 32), n)
+    assert pl is not None and modular._kernel(ctx, modular.Modulus(ms), n)[0] is mont52
+    top = 32 * mont52.fit(pl)                       # operands below R pass unreduced
+    av = [0, 1, ms[2] - 1, ms[3], 2 * ms[4], mask(top)] + [rand_value(rng, top) for _ in range(n - 6)]
+    ev = [5, 0, 1, mask(70), 2, rng.getrandbits(70)] + [rand_value(rng, 70) for _ in range(n - 6)]
+    check_values(modular.powmod(av, ev, ms).tolist(), powmods(av, ev, ms), f"powmod {bits}", (av, ev, ms))
+    bv = [mask(top)] * 3 + [rand_value(rng, top) for _ in range(n - 3)]
+    check_values(modular.mulmod(av, bv, ms).tolist(), [x * y % m for x, y, m in zip(av, bv, ms)],
+                 f"mulmod {bits}", (av, bv, ms))
+
+
+@pytest.mark.parametrize("mloc", ["0", "1"])
+def test_shared_operands_and_batch_lengths(fp64, monkeypatch, rng, mloc):
+    """One modulus or one exponent for the batch; batch lengths 1 and 65 (a padding group)."""
+    monkeypatch.setenv("CLBIG_MONT52_MLOC", mloc)
+    bits = 1000
+    m = rand_value(rng, bits) | 1 | (1 << (bits - 1))
+    for n in (1, 65):
+        av = [m - 1] + [rand_value(rng, bits) for _ in range(n - 1)]
+        ev = [mask(64)] + [rng.getrandbits(64) for _ in range(n - 1)]
+        check_values(modular.powmod(av, ev, m).tolist(), powmods(av, ev, [m] * n), f"shared m n={n}")
+        e = rng.getrandbits(200) | 1
+        ms = moduli(rng, bits, n)
+        check_values(modular.powmod(av, e, ms).tolist(), powmods(av, [e] * n, ms), f"shared e n={n}")
+        check_values(modular.mulmod(av, av[::-1], m).tolist(), [x * y % m for x, y in zip(av, av[::-1])],
+                     f"mulmod shared m n={n}")
+
+
+def test_even_moduli_and_long_operands(fp64, rng):
+    """Even rows go through CRT beside the FP64 odd rows; a base longer than R is reduced first."""
+    bits = 512
+    ms = [mask(bits) ^ 1, 1 << 300, rand_value(rng, bits) | 1, 6]
+    av = [rng.getrandbits(3 * bits) for _ in ms]
+    ev = [rng.getrandbits(100) for _ in ms]
+    check_values(modular.powmod(av, ev, ms).tolist(), powmods(av, ev, ms), "even / long")
+    check_values(modular.mulmod(av, ev, ms).tolist(), [x * y % m for x, y, m in zip(av, ev, ms)], "mulmod")
+
+
+def test_falls_back_where_no_plan(fp64, ctx, monkeypatch, rng):
+    """Too many digits, or no double precision: the int32 kernel answers, exactly."""
+    ms = moduli(rng, 3000, 3)
+    assert mont52.plan(ctx, -(-3000 // 32), 3) is None        # 59 digits > N_MAX
+    assert modular._kernel(ctx, modular.Modulus(ms), 3)[0] is not mont52
+    av, ev = [rand_value(rng, 3000) for _ in ms], [rng.getrandbits(40) for _ in ms]
+    check_values(modular.powmod(av, ev, ms).tolist(), powmods(av, ev, ms), "3000 bits")
+    monkeypatch.setattr(mont52, "usable", lambda c: False)
+    assert mont52.plan(ctx, 4, 3) is None
+    ms = moduli(rng, 128, 3)
+    check_values(modular.powmod(av, ev, ms).tolist(), powmods(av, ev, ms), "no fp64")
+
+
+def test_routing(ctx, monkeypatch):
+    """CLBIG_MONT_FP64 decides where set; else fast-FP64 devices (this CPU is one)."""
+    monkeypatch.setenv("CLBIG_MONT_FP64", "0")
+    assert not mont52.wanted(ctx, 32, 1000)
+    monkeypatch.setenv("CLBIG_MONT_FP64", "1")
+    assert mont52.wanted(ctx, 32, 1000)
+    monkeypatch.delenv("CLBIG_MONT_FP64")
+    assert mont52.wanted(ctx, 32, 1000) == (mont52.usable(ctx) and mont52.fast_fp64(ctx))
+
+
+def test_digit_counts():
+    """R = 2^(51 N) > 4m for every m of nm limbs, and the fewest such digits."""
+    for nm in range(1, 80):
+        N = mont52.digits(nm)
+        assert 51 * N >= 32 * nm + 2 > 51 * (N - 1)
