@@ -60,9 +60,12 @@ SQR_MAX = 32
 MLOC_MIN = 1 << 30
 BLOC_MIN = 64
 # Staging once per group (see the module's doc; CLBIG_MONT_MSHARED / CLBIG_MONT_ESHARED = 0
-# turn the modulus's / the exponent's off, 1 (the default) on where it applies and fits).
-# Not measured on a GPU yet: .gpu/mshared_probe.py times both against the register path.
-MSHARED = 1
+# turn the modulus's / the exponent's off, 1 on wherever they apply and fit). By default the
+# exponent is staged wherever it applies and the modulus only for one item per instance. H200,
+# 2026-11-24, 100000 instances, 512-bit exponents, int32 kernel (.gpu/mshared_probe.py): one
+# modulus for the batch 1024 bits 4.03 M/s staged against 3.87, 2048 bits 0.910 against 0.886;
+# 4096 bits (C = 2) 0.192 against 0.208, so not there; exponents staged: within 1% either way.
+MSHARED_C1 = 1
 ESHARED = 1
 
 
@@ -141,7 +144,7 @@ def _staged(ctx, pl: dict, sm: int, se: int | None, me: int, pow2: bool) -> dict
     plan's own arrays stays where it was (registers / global memory)."""
     q, c, ipb = pl["Q"], pl["C"], pl["IPB"]
     pl = dict(pl, MSH=False, ESH="global")
-    if not pow2 and sm == 0 and P.env_count("CLBIG_MONT_MSHARED", MSHARED):
+    if not pow2 and sm == 0 and P.env_count("CLBIG_MONT_MSHARED", MSHARED_C1 if c == 1 else 0):
         words = c * (q | 1)     # chunks at an odd pitch (mont.cl.mako's QP)
         if _local_bytes(q, c, ipb, pow2, pl["BLOC"], words) <= ctx.local_mem:
             pl.update(MSH=True, MLOC=False)

@@ -25,6 +25,12 @@ ITEMS = 64        # work-items per group aimed at
 # MLOC (CLBIG_MONT52_MLOC=1) keeps m's digits in local memory instead: H200, 2048 bits 0.95
 # M/s against 1.00 in registers (255 registers either way: ptxas loads them ahead), so off.
 N_MAX = 48
+# Squares by mont52_sqr (unrolled, N(N+1)/2 + N^2 products against 2 N^2) up to SQR_MAX digits
+# on GPUs (CLBIG_MONT52_SQR_MAX overrides; 0: never): its code grows as N^2. H200, 512-bit
+# exponents: 1024 bits (N = 21) 5.68 M/s against 5.10 by mont52_mul; 2048 bits (N = 41) 0.10
+# against 1.00 (15000 instructions unrolled, spilling). PoCL on this CI machine's CPU: 1024
+# bits 4.2 K/s against 12.5, so CPUs never.
+SQR_MAX = 24
 
 
 def digits(nm: int) -> int:
@@ -62,10 +68,10 @@ def wanted(ctx, nm: int, n: int) -> bool:
     CLBIG_MONT_FP64=0/1 decides where set; else devices with fast FP64 (fast_fp64), on GPUs
     only where the int32 kernel would also give each instance one work-item (smaller batches
     fill the GPU better with its instances spread over several items). Measured (H200,
-    2026-11-24, 100000 instances, 512-bit exponents, bench/README.md): 1024 bits 5.10 M/s
+    2026-11-24, 100000 instances, 512-bit exponents, bench/README.md): 1024 bits 5.68 M/s
     against 3.90 (int32), 2048 bits 1.00 against 0.89, 4096 bits 0.05 against 0.21 (N = 81
-    digits spill; N_MAX keeps them on int32). PoCL, this CI machine's CPU: 1024 bits 8.1 K/s
-    against 2.0."""
+    digits spill; N_MAX keeps them on int32). PoCL on this CI machine's CPU, 300 instances:
+    1024 bits 12.5 K/s against 3.2."""
     forced = P.env_count("CLBIG_MONT_FP64", -1)
     if forced >= 0:
         return bool(forced)
@@ -127,7 +133,7 @@ def mulmod(ctx, pl, a, sa, ma, b, sb, mb, m, sm, nm, r2, sr2, n):
     if n == 0:
         return out
     pl = dict(pl)
-    k = _build(ctx, pl, "mulmod52", KERNEL="mulmod", NM=nm, MA=ma, MB=mb, ME=0, W=1)
+    k = _build(ctx, pl, "mulmod52", KERNEL="mulmod", NM=nm, MA=ma, MB=mb, ME=0, W=1, SQR=False)
     launch(ctx, k, P.ceil_div(n, pl["WG"]), pl["WG"], a, np.uint64(sa), b, np.uint64(sb), m,
            np.uint64(sm), r2, np.uint64(sr2), out.data, np.uint32(n))
     return out
@@ -142,7 +148,9 @@ def powmod(ctx, pl, a, sa, ma, e, se, me, m, sm, nm, r2, sr2, n, w=None):
         return out
     pl = dict(pl)
     w = w or P.env_count("CLBIG_MONT_W", 0) or window(32 * me)
-    k = _build(ctx, pl, "powmod52", KERNEL="powmod", NM=nm, MA=ma, MB=0, ME=me, W=w)
+    gpu = bool(ctx.device.type & cl.device_type.GPU)
+    sqr = pl["N"] <= P.env_count("CLBIG_MONT52_SQR_MAX", SQR_MAX if gpu else 0)
+    k = _build(ctx, pl, "powmod52", KERNEL="powmod", NM=nm, MA=ma, MB=0, ME=me, W=w, SQR=sqr)
     groups = P.ceil_div(n, pl["WG"])
     tab = ctx.buffer(8 * groups * pl["WG"] * pl["N"] << w)
     launch(ctx, k, groups, pl["WG"], a, np.uint64(sa), e, np.uint64(se), m, np.uint64(sm), r2,

@@ -4,6 +4,7 @@
 ## Residues are N digits of 51 bits (doubles), R = 2^(51 N) > 4m; a, b, m and r2 = R^2 mod m
 ## arrive as 32-bit limbs (MA, MB, NM limbs; strides of 0 broadcast one row) and the result
 ## leaves as NM limbs, fully reduced.
+## SQR: squares by mont52_sqr (each cross product once, unrolled), else by mont52_mul.
 ## mulmod: mont(mont(a, r2), b) = a b mod m, below 3m before two conditional subtractions.
 ## powmod: the fixed window of mont.cl.mako (a table T[d] = a^d R mod m of 2^W entries per
 ##   instance in global memory, as digits), then mont(x, 1) <= m and one subtraction.
@@ -11,7 +12,7 @@
 ## item t at j*WG + t so a group's items touch consecutive words; with MLOC m's digits live
 ## there too instead of registers (for N beyond what the registers hold beside y and the
 ## accumulators).
-<%namespace file="blocks/mont52.mako" import="mont52_defs, load_digits, store_limbs, mont52_mul, reduce"/>
+<%namespace file="blocks/mont52.mako" import="mont52_defs, load_digits, store_limbs, mont52_mul, mont52_sqr, reduce"/>
 <%
     TW = 1 << W if KERNEL == "powmod" else 0
     NWIN = (ME * 32 + W - 1) // W if KERNEL == "powmod" else 0
@@ -121,6 +122,10 @@ void powmod52(__global const uint *a, ulong sa, __global const uint *e, ulong se
 % for q in range(N):
             y[${q}] = dig2d(rd[${q}]);
 % endfor
+% if SQR:
+            ${mont52_sqr("rd", "y", MM, N)}
+            continue;
+% endif
         } else {                            /* times T[digit] */
             const uint d = digit(ep, win * ${W}u);
             if (d == 0) continue;

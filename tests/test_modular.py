@@ -295,7 +295,8 @@ def test_local_operand_defaults(ctx, monkeypatch):
 
 
 # -- operands staged once per work-group: one modulus, one exponent (clbig.mont._staged) ------
-STAGE_SHAPES = {"one item": {}, "coop": {"CLBIG_MONT_ONE": "1", "CLBIG_MONT_Q": "8"}}
+# coop: the modulus staged only where asked (the default stages it for one item per instance)
+STAGE_SHAPES = {"one item": {}, "coop": {"CLBIG_MONT_ONE": "1", "CLBIG_MONT_Q": "8", "CLBIG_MONT_MSHARED": "1"}}
 
 
 def _record_staging(monkeypatch):
@@ -406,12 +407,14 @@ def test_staging_plan(ctx, monkeypatch):
     assert got(one, 0, 0, 2, False) == (True, "one", False)
     assert got(one, 32, 2, 2, False) == (False, "global", False)
     assert got(one, 0, None, 0, False) == (True, "global", False)        # mulmod
+    assert got(coop, 0, 2, 2, False) == (False, "each", True)            # C > 1: not by default
+    assert got(one, 0, 0, 256, False, lm=2048) == (True, "global", False)
+    assert got(one, 0, 0, 2, False, lm=mont._local_bytes(32, 1, 8, False)) == (False, "global", False)
+    monkeypatch.setenv("CLBIG_MONT_MSHARED", "1")
     assert got(coop, 0, 2, 2, False) == (True, "each", False)            # MSH replaces MLOC
     assert got(coop, 32, 2, 2, False) == (False, "each", True)
     assert got(coop, 0, 2, 2, True) == (False, "each", True)             # pow2: no modulus
-    assert got(one, 0, 0, 256, False, lm=2048) == (True, "global", False)
     assert got(coop, 0, 2, 256, False, lm=2048) == (True, "global", False)
-    assert got(one, 0, 0, 2, False, lm=mont._local_bytes(32, 1, 8, False)) == (False, "global", False)
     monkeypatch.setenv("CLBIG_MONT_MSHARED", "0")
     monkeypatch.setenv("CLBIG_MONT_ESHARED", "0")
     assert got(coop, 0, 0, 2, False) == (False, "global", True)

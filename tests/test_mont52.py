@@ -30,8 +30,10 @@ def powmods(a, e, m):
     return [int(gmpy2.powmod(x, y, z)) for x, y, z in zip(a, e, m)]
 
 
-@pytest.mark.parametrize("bits", [32, 96, 1000, 2080])
-def test_powmod_mulmod(fp64, ctx, rng, bits):
+@pytest.mark.parametrize("bits, sqr", [(32, "24"), (96, "0"), (96, "24"), (1000, "0"), (1000, "24"),
+                                       (2080, "0")])
+def test_powmod_mulmod(fp64, ctx, monkeypatch, rng, bits, sqr):
+    monkeypatch.setenv("CLBIG_MONT52_SQR_MAX", sqr)
     n = 11
     ms = moduli(rng, bits, n)
     pl = mont52.plan(ctx, -(-bits // 32), n)
@@ -45,10 +47,12 @@ def test_powmod_mulmod(fp64, ctx, rng, bits):
                  f"mulmod {bits}", (av, bv, ms))
 
 
-@pytest.mark.parametrize("mloc", ["0", "1"])
-def test_shared_operands_and_batch_lengths(fp64, monkeypatch, rng, mloc):
-    """One modulus or one exponent for the batch; batch lengths 1 and 65 (a padding group)."""
+@pytest.mark.parametrize("mloc, sqr", [("0", "0"), ("1", "24")])
+def test_shared_operands_and_batch_lengths(fp64, monkeypatch, rng, mloc, sqr):
+    """One modulus or one exponent for the batch; batch lengths 1 and 65 (a padding group);
+    squares by mont52_mul and by mont52_sqr (the GPUs' default up to SQR_MAX digits)."""
     monkeypatch.setenv("CLBIG_MONT52_MLOC", mloc)
+    monkeypatch.setenv("CLBIG_MONT52_SQR_MAX", sqr)
     bits = 1000
     m = rand_value(rng, bits) | 1 | (1 << (bits - 1))
     for n in (1, 65):

@@ -136,6 +136,43 @@ inline ulong mont52_minv(ulong m0)
     }
 </%def>
 
+## rd[0..N) = y * y / R mod m (below 2m for y < 2m), y private doubles: the rows unrolled so
+## the columns have fixed places (_c[c] for column c) and each cross product is formed once,
+## times 2 y_i (exact: 2 y_i < 2^52 and 2 y_i y_j < 2^103 keep hi in 2^103's binade): N(N+1)/2
+## products for y*y and N^2 for q*m, against 2 N^2 in mont52_mul. Column i is complete when
+## row i reads it (its products come from rows <= i/2, its q*m terms from rows < i); its bias
+## is counted here, so its carry is exact. Code grows as N^2: for small N (clbig.mont52).
+<%def name="mont52_sqr(rd, Y, MM, N)">
+    {
+        ulong _c[${2 * N + 1}];
+<% nb = [0] * (2 * N + 1) %>
+% for c in range(2 * N + 1):
+        _c[${c}] = 0;
+% endfor
+% for i in range(N):
+        {
+            const double _x = ${at(Y, i)}, _x2 = 2.0 * _x;
+  % for j in range(i, N):
+<% nb[i + j] += LO; nb[i + j + 1] += E103 %>
+            { const double _h = fma(${"_x" if j == i else "_x2"}, ${at(Y, j)}, C_HI);
+              _c[${i + j}] += as_ulong(fma(${"_x" if j == i else "_x2"}, ${at(Y, j)}, C_LO - _h)); _c[${i + j + 1}] += as_ulong(_h); }
+  % endfor
+            const double _q = dig2d(((_c[${i}] & M_D) * minv) & M_D);
+  % for j in range(N):
+<% nb[i + j] += LO; nb[i + j + 1] += E103 %>
+            { const double _h = fma(_q, ${at(MM, j)}, C_HI);
+              _c[${i + j}] += as_ulong(fma(_q, ${at(MM, j)}, C_LO - _h)); _c[${i + j + 1}] += as_ulong(_h); }
+  % endfor
+            _c[${i + 1}] += (ulong)((long)(_c[${i}] - ${u64(nb[i])}) >> ${D});
+        }
+% endfor
+        long _cc = 0;
+% for p in range(N):
+        { const ulong _v = _c[${N + p}] - ${u64(nb[N + p])} + (ulong)_cc; ${rd}[${p}] = _v & M_D; _cc = (long)_v >> ${D}; }
+% endfor
+    }
+</%def>
+
 ## rd[0..N) -= m while rd >= m, TIMES times (m's digits from MM as doubles).
 <%def name="reduce(rd, MM, N, TIMES)">
 % for _ in range(TIMES):
