@@ -55,10 +55,9 @@ def fast_fp64(ctx) -> bool:
     dev = ctx.device
     if dev.type & cl.device_type.CPU:
         return True
-    try:
+    cc = None
+    if "cl_nv_device_attribute_query" in dev.extensions:
         cc = (dev.compute_capability_major_nv, dev.compute_capability_minor_nv)
-    except (cl.Error, AttributeError):
-        cc = None
     name = dev.name.lower()
     return cc in NV_FAST or name.startswith(AMD_FAST) or "data center gpu max" in name
 
