@@ -20,10 +20,15 @@ from .render import DoesNotFit, kernel, launch
 
 D = 51            # bits per digit
 ITEMS = 64        # work-items per group aimed at
-# Beyond N_MAX digits the kernel is not used: the multiplicand, m and the N accumulators take
-# 6N registers of an item, and at N = 81 (4096 bits) the spills make it 4x slower than int32.
-# MLOC (CLBIG_MONT52_MLOC=1) keeps m's digits in local memory instead: H200, 2048 bits 0.95
-# M/s against 1.00 in registers (255 registers either way: ptxas loads them ahead), so off.
+# The multiplicand, m and the N accumulators take 6N registers of an item. Beyond REG_MAX
+# digits m's digits move to local memory (MLOC; CLBIG_MONT52_MLOC=0/1 overrides), read at each
+# use. H200, 2048 bits (N = 41), 512-bit exponents: 1.35 M/s (246 registers, no spill) against
+# 1.00 with m in registers (255, 348 B spilled); the multiplicand in local memory instead 1.31,
+# both 0.83 (groups of 32 for the local memory). Beyond N_MAX digits the kernel is not used:
+# at N = 81 (4096 bits) the accumulators alone take 162 registers and every placement spills
+# (0.039-0.116 M/s against 0.209 for the int32 kernel). CPUs keep m in registers: PoCL on this
+# CI machine, 2048 bits, 128 instances: 5.5 K/s against 3.6 with MLOC (int32: 0.9).
+REG_MAX = 24
 N_MAX = 48
 # Squares by mont52_sqr (unrolled, N(N+1)/2 + N^2 products against 2 N^2) up to SQR_MAX digits
 # on GPUs (CLBIG_MONT52_SQR_MAX overrides; 0: never): its code grows as N^2. H200, 512-bit
@@ -68,7 +73,7 @@ def wanted(ctx, nm: int, n: int) -> bool:
     only where the int32 kernel would also give each instance one work-item (smaller batches
     fill the GPU better with its instances spread over several items). Measured (H200,
     2026-11-24, 100000 instances, 512-bit exponents, bench/README.md): 1024 bits 5.68 M/s
-    against 3.90 (int32), 2048 bits 1.00 against 0.89, 4096 bits 0.05 against 0.21 (N = 81
+    against 3.90 (int32), 2048 bits 1.35 against 0.89, 4096 bits 0.05 against 0.21 (N = 81
     digits spill; N_MAX keeps them on int32). PoCL on this CI machine's CPU, 300 instances:
     1024 bits 12.5 K/s against 3.2."""
     forced = P.env_count("CLBIG_MONT_FP64", -1)
@@ -91,7 +96,8 @@ def plan(ctx, nm: int, n: int):
     N = digits(nm)
     if N > P.env_ints("CLBIG_MONT52_NMAX", (N_MAX,))[0]:
         return None
-    mloc = bool(P.env_count("CLBIG_MONT52_MLOC", 0))
+    gpu = bool(ctx.device.type & cl.device_type.GPU)
+    mloc = bool(P.env_count("CLBIG_MONT52_MLOC", int(gpu and N > REG_MAX)))
     wg = min(ITEMS, ctx.max_items, P.next_pow2(max(n, 1)))
     while wg > 1 and _local_bytes(N, wg, mloc) > ctx.local_mem:
         wg //= 2
