@@ -30,6 +30,11 @@ ITEMS = 64        # work-items per group aimed at
 # CI machine, 2048 bits, 128 instances: 5.5 K/s against 3.6 with MLOC (int32: 0.9).
 REG_MAX = 24
 N_MAX = 48
+# GPUs take this kernel from FILL instances per compute unit (one work-item each). H200 (132
+# units), 512-bit exponents, FP64 against int32 (which spreads small batches over items):
+# 1024 bits n = 3000 0.75x, 8000 1.00x, 16000 1.70x, 33000 2.05x; 2048 bits 0.53x, 0.90x,
+# 1.69x, 1.82x.
+FILL = 80
 # Squares by mont52_sqr (unrolled, N(N+1)/2 + N^2 products against 2 N^2) up to SQR_MAX digits
 # on GPUs (CLBIG_MONT52_SQR_MAX overrides; 0: never): its code grows as N^2. H200, 512-bit
 # exponents: 1024 bits (N = 21) 5.68 M/s against 5.10 by mont52_mul; 2048 bits (N = 41) 0.10
@@ -70,21 +75,19 @@ def fast_fp64(ctx) -> bool:
 def wanted(ctx, nm: int, n: int) -> bool:
     """Whether powmod / mulmod of n instances of nm-limb moduli take this kernel:
     CLBIG_MONT_FP64=0/1 decides where set; else devices with fast FP64 (fast_fp64), on GPUs
-    only where the int32 kernel would also give each instance one work-item (smaller batches
-    fill the GPU better with its instances spread over several items). Measured (H200,
-    2026-11-24, 100000 instances, 512-bit exponents, bench/README.md): 1024 bits 5.68 M/s
-    against 3.90 (int32), 2048 bits 1.35 against 0.89, 4096 bits 0.05 against 0.21 (N = 81
-    digits spill; N_MAX keeps them on int32). PoCL on this CI machine's CPU, 300 instances:
-    1024 bits 12.5 K/s against 3.2."""
+    from FILL instances per compute unit (CLBIG_MONT52_FILL overrides): smaller batches fill
+    the GPU better with the int32 kernel's instances spread over several items. Measured (H200,
+    2026-11-24, 512-bit exponents, bench/README.md): 100000 instances, 1024 bits 5.68 M/s
+    against 3.90 (int32), 2048 bits 1.35 against 0.89, 4096 bits 0.05-0.12 against 0.21 (N = 81
+    digits spill; N_MAX keeps them on int32); PoCL on this CI machine's CPU, 1024 bits 12.5
+    K/s against 3.2, 2048 bits 5.5 against 0.9."""
     forced = P.env_count("CLBIG_MONT_FP64", -1)
     if forced >= 0:
         return bool(forced)
     if not usable(ctx) or not fast_fp64(ctx):
         return False
     if ctx.device.type & cl.device_type.GPU:
-        from .mont import shape
-        sh = shape(ctx, nm, n)
-        return sh is not None and sh[1] == 1
+        return n >= P.env_count("CLBIG_MONT52_FILL", FILL) * int(ctx.device.max_compute_units)
     return True
 
 

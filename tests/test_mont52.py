@@ -104,3 +104,27 @@ def test_digit_counts():
     for nm in range(1, 80):
         N = mont52.digits(nm)
         assert 51 * N >= 32 * nm + 2 > 51 * (N - 1)
+
+
+def test_gpu_routing_rules(monkeypatch):
+    """GPUs: fast FP64 by vendor table (half-rate FP64), from FILL instances per compute unit."""
+    import pyopencl as cl
+    from types import SimpleNamespace as NS
+    monkeypatch.delenv("CLBIG_MONT_FP64", raising=False)
+    fma = int(cl.device_fp_config.FMA)
+
+    def gpu(name, cc=None, fp=fma, cus=100):
+        ext = "cl_khr_fp64" + (" cl_nv_device_attribute_query" if cc else "")
+        dev = NS(type=cl.device_type.GPU, name=name, extensions=ext, double_fp_config=fp,
+                 max_compute_units=cus, compute_capability_major_nv=cc and cc[0],
+                 compute_capability_minor_nv=cc and cc[1])
+        return NS(device=dev)
+
+    h200 = gpu("NVIDIA H200", (9, 0))
+    assert mont52.wanted(h200, 64, mont52.FILL * 100) and not mont52.wanted(h200, 64, mont52.FILL * 100 - 1)
+    assert not mont52.wanted(gpu("NVIDIA GeForce RTX 4090", (8, 9)), 64, 10 ** 6)
+    assert mont52.wanted(gpu("gfx90a:sramecc+:xnack-"), 64, 10 ** 6)
+    assert not mont52.wanted(gpu("gfx1100"), 64, 10 ** 6)
+    assert not mont52.wanted(gpu("NVIDIA H200", (9, 0), fp=0), 64, 10 ** 6)
+    monkeypatch.setenv("CLBIG_MONT52_FILL", "0")
+    assert mont52.wanted(h200, 64, 1)
