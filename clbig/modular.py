@@ -141,13 +141,14 @@ def _context(*xs):
     return ops.current_context()
 
 
-def _kernel(ctx, M: Modulus, n: int):
+def _kernel(ctx, M: Modulus, n: int, coop: bool = False):
     """(module, plan, fit, rbits) of the Montgomery kernel for n instances of M's moduli:
     clbig.mont52 where it is wanted and fits (mont52.wanted), else clbig.mont; plan None where
     neither fits one work-group. Both modules take the same calls; fit is the most limbs an
-    operand may have (it must be below R), rbits is log2 R (R^2 mod m is computed for it)."""
+    operand may have (it must be below R), rbits is log2 R (R^2 mod m is computed for it).
+    coop (powmod): mont52 may spread an instance over several items (mont52.wanted_coop)."""
     if mont52.wanted(ctx, M.nm, n):
-        pl = mont52.plan(ctx, M.nm, n)
+        pl = mont52.plan(ctx, M.nm, n, coop=coop and mont52.wanted_coop(ctx, M.nm, n))
         if pl is not None:
             return mont52, pl, mont52.fit(pl), mont52.rbits(pl)
     pl = mont.plan(ctx, M.nm, n)
@@ -199,7 +200,7 @@ def powmod(a, e, m):
     n, (sa, se, sm) = _broadcast(a, e, M.m)
     if n == 0:
         return BigIntArray(ctx, ctx.empty((0, M.nm)), M.bits)
-    K, pl, fit, rbits = _kernel(ctx, M, n)
+    K, pl, fit, rbits = _kernel(ctx, M, n, coop=True)
     if pl is None:
         return _powmod_composed(a, e, M, n)
     a = _fit(a, M, fit)

@@ -30,6 +30,15 @@ ITEMS = 64        # work-items per group aimed at
 # CI machine, 2048 bits, 128 instances: 5.5 K/s against 3.6 with MLOC (int32: 0.9).
 REG_MAX = 24
 N_MAX = 48
+# Beyond N_MAX digits and up to COOP_MAX, powmod on GPUs spreads an instance over C items of
+# at most S_MAX digits (mont52_coop.cl.mako: one barrier per row of a product; CLBIG_MONT52_COOP
+# =0/1 and CLBIG_MONT52_SMAX override). H200, 100000 instances, 512-bit exponents, against the
+# int32 kernel: 3072 bits (61 digits) 402 K/s as 4 x 16 against 344 (2 x 31: 273, 8 x 8: 335);
+# 4096 bits 211 as 2 x 41 against 209 (4 x 21: 187, 8 x 11: 183); 8192 bits 54.3 as 4 x 41
+# against 52.8 (8 x 21: 47.9). So only up to 64 digits (3264 bits): the barriers per row cost
+# what the FP64 products save.
+S_MAX = 16
+COOP_MAX = 64
 # GPUs take this kernel from FILL instances per compute unit (one work-item each). H200 (132
 # units), 512-bit exponents, FP64 against int32 (which spreads small batches over items):
 # 1024 bits n = 3000 0.75x, 8000 1.00x, 16000 1.70x, 33000 2.05x; 2048 bits 0.53x, 0.90x,
@@ -91,14 +100,16 @@ def wanted(ctx, nm: int, n: int) -> bool:
     return True
 
 
-def plan(ctx, nm: int, n: int):
-    """dict(N, WG, MLOC) for n instances of nm-limb odd moduli, or None where this kernel does
-    not apply (no FP64, too many digits, local memory too small)."""
+def plan(ctx, nm: int, n: int, coop: bool = False):
+    """dict(N, WG, MLOC, C, S, IPB) for n instances of nm-limb odd moduli, or None where this
+    kernel does not apply (no FP64, too many digits, local memory too small). C = 1: one item
+    per instance (mont52.cl.mako); coop (powmod only): beyond N_MAX digits C items of S digits
+    (mont52_coop.cl.mako), where wanted_coop says so."""
     if not usable(ctx):
         return None
     N = digits(nm)
     if N > P.env_ints("CLBIG_MONT52_NMAX", (N_MAX,))[0]:
-        return None
+        return _plan_coop(ctx, N, n) if coop else None
     gpu = bool(ctx.device.type & cl.device_type.GPU)
     mloc = bool(P.env_count("CLBIG_MONT52_MLOC", int(gpu and N > REG_MAX)))
     wg = min(ITEMS, ctx.max_items, P.next_pow2(max(n, 1)))
@@ -106,11 +117,41 @@ def plan(ctx, nm: int, n: int):
         wg //= 2
     if _local_bytes(N, wg, mloc) > ctx.local_mem:
         return None
-    return dict(N=N, WG=wg, MLOC=mloc)
+    return dict(N=N, WG=wg, MLOC=mloc, C=1, S=N, IPB=wg)
+
+
+def _plan_coop(ctx, N: int, n: int):
+    """C items of S <= S_MAX digits per instance (C a power of two), IPB instances a group."""
+    s_max = P.env_ints("CLBIG_MONT52_SMAX", (S_MAX,))[0]
+    c = 2
+    while P.ceil_div(N, c) > s_max:
+        c *= 2
+    S = max(2, P.ceil_div(N, c))
+    ipb = max(1, min(ITEMS, ctx.max_items) // c)
+    ipb = min(ipb, P.next_pow2(max(n, 1)))
+    while ipb > 1 and _coop_bytes(c * S, S, c, ipb) > ctx.local_mem:
+        ipb //= 2
+    if c > ctx.max_items or _coop_bytes(c * S, S, c, ipb) > ctx.local_mem:
+        return None
+    return dict(N=c * S, WG=ipb * c, MLOC=True, C=c, S=S, IPB=ipb)
+
+
+def _coop_bytes(N: int, S: int, c: int, ipb: int) -> int:
+    """xs (a row of N + 1 per instance), ml (S + 1 per item), ex and qx."""
+    return 8 * (ipb * (N + 1) + (S + 1) * ipb * c + 2 * ipb * c + 2 * ipb) + 16
 
 
 def _local_bytes(N: int, wg: int, mloc: bool) -> int:
     return 8 * N * wg * (2 if mloc else 1) + 16
+
+
+def wanted_coop(ctx, nm: int, n: int) -> bool:
+    """Whether powmod takes the cooperative FP64 kernel for moduli beyond N_MAX digits
+    (CLBIG_MONT52_COOP=0/1 decides where set)."""
+    forced = P.env_count("CLBIG_MONT52_COOP", -1)
+    if forced >= 0:
+        return bool(forced)
+    return bool(ctx.device.type & cl.device_type.GPU) and digits(nm) <= COOP_MAX
 
 
 def rbits(pl) -> int:
@@ -156,11 +197,26 @@ def powmod(ctx, pl, a, sa, ma, e, se, me, m, sm, nm, r2, sr2, n, w=None):
         return out
     pl = dict(pl)
     w = w or P.env_count("CLBIG_MONT_W", 0) or window(32 * me)
-    gpu = bool(ctx.device.type & cl.device_type.GPU)
-    sqr = pl["N"] <= P.env_count("CLBIG_MONT52_SQR_MAX", SQR_MAX if gpu else 0)
-    k = _build(ctx, pl, "powmod52", KERNEL="powmod", NM=nm, MA=ma, MB=0, ME=me, W=w, SQR=sqr)
-    groups = P.ceil_div(n, pl["WG"])
-    tab = ctx.buffer(8 * groups * pl["WG"] * pl["N"] << w)
+    if pl["C"] > 1:
+        while True:
+            try:
+                k = kernel(ctx, "mont52_coop.cl.mako", "powmod52c", pl["WG"], N=pl["N"], S=pl["S"],
+                           C=pl["C"], IPB=pl["IPB"], NM=nm, MA=ma, ME=me, W=w)
+                break
+            except DoesNotFit:
+                if pl["IPB"] == 1:
+                    raise
+                pl["IPB"] //= 2
+                pl["WG"] = pl["IPB"] * pl["C"]
+        groups = P.ceil_div(n, pl["IPB"])
+        inst = groups * pl["IPB"]
+    else:
+        gpu = bool(ctx.device.type & cl.device_type.GPU)
+        sqr = pl["N"] <= P.env_count("CLBIG_MONT52_SQR_MAX", SQR_MAX if gpu else 0)
+        k = _build(ctx, pl, "powmod52", KERNEL="powmod", NM=nm, MA=ma, MB=0, ME=me, W=w, SQR=sqr)
+        groups = P.ceil_div(n, pl["WG"])
+        inst = groups * pl["WG"]
+    tab = ctx.buffer(8 * inst * pl["N"] << w)
     launch(ctx, k, groups, pl["WG"], a, np.uint64(sa), e, np.uint64(se), m, np.uint64(sm), r2,
            np.uint64(sr2), out.data, tab, np.uint32(n))
     return out

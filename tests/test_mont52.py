@@ -128,3 +128,52 @@ def test_gpu_routing_rules(monkeypatch):
     assert not mont52.wanted(gpu("NVIDIA H200", (9, 0), fp=0), 64, 10 ** 6)
     monkeypatch.setenv("CLBIG_MONT52_FILL", "0")
     assert mont52.wanted(h200, 64, 1)
+
+
+COOP = {"CLBIG_MONT_FP64": "1", "CLBIG_MONT52_COOP": "1"}
+
+
+@pytest.mark.parametrize("bits, env", [
+    (96, {"CLBIG_MONT52_NMAX": "1", "CLBIG_MONT52_SMAX": "2"}),      # 2 items of 2 digits
+    (1000, {"CLBIG_MONT52_NMAX": "1", "CLBIG_MONT52_SMAX": "8"}),    # 4 x 5
+    (3072, {}),                                                      # the default: 4 x 16
+])
+def test_coop_powmod(ctx, monkeypatch, rng, bits, env):
+    """An instance over several items (mont52_coop.cl.mako): per-instance and shared moduli and
+    exponents, a = m and 2m (x = m at the end reads 0), zero and all-ones exponents, a padding
+    instance, even rows beside."""
+    for k, v in {**COOP, **env}.items():
+        monkeypatch.setenv(k, v)
+    n = 11
+    ms = moduli(rng, bits, n)
+    pl = mont52.plan(ctx, -(-bits // 32), n, coop=True)
+    assert pl["C"] > 1 and modular._kernel(ctx, modular.Modulus(ms), n, coop=True)[1]["C"] == pl["C"]
+    top = 32 * mont52.fit(pl)
+    av = [0, 1, ms[2] - 1, ms[3], 2 * ms[4], mask(top)] + [rand_value(rng, top) for _ in range(n - 6)]
+    ev = [5, 0, 1, mask(70), 2, rng.getrandbits(70)] + [rand_value(rng, 70) for _ in range(n - 6)]
+    check_values(modular.powmod(av, ev, ms).tolist(), powmods(av, ev, ms), f"coop {bits}", (av, ev, ms))
+    m, e = ms[5], rng.getrandbits(90) | 1
+    check_values(modular.powmod(av, ev, m).tolist(), powmods(av, ev, [m] * n), f"coop shared m {bits}")
+    check_values(modular.powmod(av, e, ms).tolist(), powmods(av, [e] * n, ms), f"coop shared e {bits}")
+    even = [x ^ 1 if i % 3 == 0 and x > 1 else x for i, x in enumerate(ms)]
+    check_values(modular.powmod(av, ev, even).tolist(), powmods(av, ev, even), f"coop even {bits}")
+
+
+def test_coop_small_groups(small_ctx, monkeypatch, rng):
+    """Groups of a few items (two instances of 4 items per group of 8): several groups."""
+    for k, v in {**COOP, "CLBIG_MONT52_NMAX": "1", "CLBIG_MONT52_SMAX": "3"}.items():
+        monkeypatch.setenv(k, v)
+    ms = moduli(rng, 300, 5)
+    assert mont52.plan(small_ctx, 10, 5, coop=True)["IPB"] <= 2
+    av, ev = [rand_value(rng, 300) for _ in ms], [rand_value(rng, 40) for _ in ms]
+    check_values(modular.powmod(av, ev, ms).tolist(), powmods(av, ev, ms), "coop small groups")
+
+
+def test_coop_routing(ctx, monkeypatch):
+    """GPUs spread instances of 49..64 digits; CPUs and mulmod never; 4096 bits stays int32."""
+    monkeypatch.delenv("CLBIG_MONT52_COOP", raising=False)
+    assert mont52.wanted_coop(ctx, 96, 10 ** 5) == bool(ctx.device.type & 4)   # CL_DEVICE_TYPE_GPU
+    assert not mont52.wanted_coop(ctx, 128, 10 ** 5)
+    assert mont52.plan(ctx, 96, 10 ** 5) is None                                 # not without coop
+    monkeypatch.setenv("CLBIG_MONT_FP64", "1")
+    assert modular._kernel(ctx, modular.Modulus([3]), 1)[0] is mont52

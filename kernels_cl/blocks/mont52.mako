@@ -136,6 +136,90 @@ inline ulong mont52_minv(ulong m0)
     }
 </%def>
 
+## Digit P (run time) of the M-limb vector at row (0 past it): for kernels whose items own
+## digits chosen at run time (mont52_coop.cl.mako).
+<%def name="digit_rt_defs()">
+inline ulong digit_at(__global const uint *row, uint M, uint P)
+{
+    const uint b = ${D}u * P, w = b >> 5, sh = b & 31u;
+    ulong v = w < M ? (ulong)row[w] >> sh : 0ul;
+    if (w + 1u < M) v |= (ulong)row[w + 1u] << (32u - sh);
+    if (w + 2u < M) v |= ((ulong)row[w + 2u] << 1) << (63u - sh);
+    return v & M_D;
+}
+</%def>
+
+## The cooperative mont52_mul: an instance's N = C*S columns over C items, item k holding
+## positions kS .. kS+S-1 (_A[j] at kS + j). Y(j), MM(j) for j = 0..S: the multiplicand's and
+## m's digits kS+j-1 (Y(0), MM(0) the digit below the item's first, 0 for k = 0). The multiplier
+## is the instance's row XS(i) of local memory (all of it written before the call). Each row:
+## every item adds its products, item 0 takes the carry out of column 0 and already forms the
+## next row's q from its new column 0 (its own position 1), every item hands its lowest
+## column down: one barrier per row, the exchange (ex) and q (qx) double-buffered by the row's
+## parity. Afterwards the columns go to local memory, item 0 turns them into digits (one pass
+## of N) and leaves the result, below 2m, in the instance's row XS as doubles.
+## Needs: tid, s, k, minv; local ex[2*WG] (ulong), qx[2*IPB] (double); S >= 2. Every item of
+## the group must call it (barriers).
+<%def name="mont52_mul_coop(Y, MM, S, N, C, IPB, WG, XROW)">
+    {
+        const ulong _kb = (ulong)(k * ${S}u);
+        ulong _A[${S}];
+% for j in range(S):
+        _A[${j}] = 0ul - ((_kb + ${j}ul) * ${u64(BL + BH)} + ${u64(BL)});
+% endfor
+        if (k == 0u) {
+            const double _x0 = ${XROW}[0], _h = fma(_x0, ${at(Y, 1)}, C_HI);
+            qx[${IPB}u + s] = dig2d((((_A[0] + as_ulong(fma(_x0, ${at(Y, 1)}, C_LO - _h))) & M_D) * minv) & M_D);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);   /* q_0, and the multiplier row of every item */
+        for (uint _i = 0; _i < ${N}u; ++_i) {
+            const uint _par = _i & 1u;
+            const double _x = ${XROW}[_i], _q = qx[(_par ^ 1u) * ${IPB}u + s];
+            double _hx = fma(_x, ${at(Y, 0)}, C_HI), _hq = fma(_q, ${at(MM, 0)}, C_HI);
+            ulong _T;
+            {
+                const double _hx1 = fma(_x, ${at(Y, 1)}, C_HI), _hq1 = fma(_q, ${at(MM, 1)}, C_HI);
+                _T = _A[0] + as_ulong(fma(_x, ${at(Y, 1)}, C_LO - _hx1)) + as_ulong(_hx)
+                   + as_ulong(fma(_q, ${at(MM, 1)}, C_LO - _hq1)) + as_ulong(_hq);
+                _hx = _hx1; _hq = _hq1;
+            }
+            /* item 0: column 0's carry (its two hi terms of the digit below 0 are E103 each) */
+            const ulong _cy = k == 0u ? (ulong)((long)(_T - ${u64(BH)}) >> ${D}) : 0ul;
+% for j in range(1, S):
+            {
+                const double _hx1 = fma(_x, ${at(Y, j + 1)}, C_HI), _hq1 = fma(_q, ${at(MM, j + 1)}, C_HI);
+                _A[${j - 1}] = _A[${j}] + as_ulong(fma(_x, ${at(Y, j + 1)}, C_LO - _hx1)) + as_ulong(_hx)
+                             + as_ulong(fma(_q, ${at(MM, j + 1)}, C_LO - _hq1)) + as_ulong(_hq)${" + _cy" if j == 1 else ""};
+                _hx = _hx1; _hq = _hq1;
+            }
+% endfor
+            if (k == 0u) {   /* q of the next row from the new column 0 */
+                const double _x1 = _i + 1u < ${N}u ? ${XROW}[_i + 1u] : 0.0, _h = fma(_x1, ${at(Y, 1)}, C_HI);
+                qx[_par * ${IPB}u + s] = dig2d((((_A[0] + as_ulong(fma(_x1, ${at(Y, 1)}, C_LO - _h))) & M_D) * minv) & M_D);
+            }
+            ex[_par * ${WG}u + tid] = _T;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            _A[${S - 1}] = k + 1u < ${C}u ? ex[_par * ${WG}u + tid + 1u] : as_ulong(_hx) + as_ulong(_hq);
+        }
+        {   /* columns less their bias to the row (every read of it is behind the last barrier) */
+            __local ulong *_xu = (__local ulong *)${XROW};
+% for j in range(S):
+            _xu[_kb + ${j}u] = _A[${j}] - (${u64(BH + (N - 1) * (BL + BH))} - (_kb + ${j}ul) * ${u64(BL + BH)});
+% endfor
+            barrier(CLK_LOCAL_MEM_FENCE);
+            if (k == 0u) {
+                long _c = 0;
+                for (uint _p = 0; _p < ${N}u; ++_p) {
+                    const ulong _v = _xu[_p] + (ulong)_c;
+                    _c = (long)_v >> ${D};
+                    ${XROW}[_p] = dig2d(_v & M_D);
+                }
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+    }
+</%def>
+
 ## rd[0..N) = y * y / R mod m (below 2m for y < 2m), y private doubles: the rows unrolled so
 ## the columns have fixed places (_c[c] for column c) and each cross product is formed once,
 ## times 2 y_i (exact: 2 y_i < 2^52 and 2 y_i y_j < 2^103 keep hi in 2^103's binade): N(N+1)/2
