@@ -16,7 +16,7 @@ import numpy as np
 import pyopencl as cl
 
 from . import plan as P
-from .render import DoesNotFit, kernel, launch
+from .render import DoesNotFit, kernel, largest_fitting, launch
 
 D = 51            # bits per digit
 ITEMS = 64        # work-items per group aimed at
@@ -164,16 +164,20 @@ def fit(pl) -> int:
     return D * pl["N"] // 32
 
 
-def _build(ctx, pl, name, **params):
-    """The kernel for plan pl, halving the group while the build refuses its size."""
-    while True:
-        try:
-            return kernel(ctx, "mont52.cl.mako", name, pl["WG"], N=pl["N"], WG=pl["WG"],
-                          MLOC=pl["MLOC"], **params)
-        except DoesNotFit:
-            if pl["WG"] == 1:
-                raise
-            pl["WG"] //= 2
+def _build(ctx, pl, template, name, **params):
+    """The kernel of plan pl (updated to the group size built: largest_fitting halves it while
+    the build refuses it, register pressure lowering the device's limit)."""
+    c = pl["C"]
+
+    def build(wg):
+        if wg < c:
+            raise DoesNotFit(f"{c} items per instance do not fit a group of {wg}")
+        return kernel(ctx, template, name, wg, WG=wg, IPB=wg // c, N=pl["N"], MLOC=pl["MLOC"],
+                      C=c, S=pl["S"], **params)
+
+    k, wg = largest_fitting(pl["WG"], build)
+    pl.update(WG=wg, IPB=wg // c)
+    return k
 
 
 def mulmod(ctx, pl, a, sa, ma, b, sb, mb, m, sm, nm, r2, sr2, n):
@@ -182,7 +186,8 @@ def mulmod(ctx, pl, a, sa, ma, b, sb, mb, m, sm, nm, r2, sr2, n):
     if n == 0:
         return out
     pl = dict(pl)
-    k = _build(ctx, pl, "mulmod52", KERNEL="mulmod", NM=nm, MA=ma, MB=mb, ME=0, W=1, SQR=False)
+    k = _build(ctx, pl, "mont52.cl.mako", "mulmod52", KERNEL="mulmod", NM=nm, MA=ma, MB=mb, ME=0, W=1,
+               SQR=False)
     launch(ctx, k, P.ceil_div(n, pl["WG"]), pl["WG"], a, np.uint64(sa), b, np.uint64(sb), m,
            np.uint64(sm), r2, np.uint64(sr2), out.data, np.uint32(n))
     return out
@@ -198,24 +203,14 @@ def powmod(ctx, pl, a, sa, ma, e, se, me, m, sm, nm, r2, sr2, n, w=None):
     pl = dict(pl)
     w = w or P.env_count("CLBIG_MONT_W", 0) or window(32 * me)
     if pl["C"] > 1:
-        while True:
-            try:
-                k = kernel(ctx, "mont52_coop.cl.mako", "powmod52c", pl["WG"], N=pl["N"], S=pl["S"],
-                           C=pl["C"], IPB=pl["IPB"], NM=nm, MA=ma, ME=me, W=w)
-                break
-            except DoesNotFit:
-                if pl["IPB"] == 1:
-                    raise
-                pl["IPB"] //= 2
-                pl["WG"] = pl["IPB"] * pl["C"]
-        groups = P.ceil_div(n, pl["IPB"])
-        inst = groups * pl["IPB"]
+        k = _build(ctx, pl, "mont52_coop.cl.mako", "powmod52c", NM=nm, MA=ma, ME=me, W=w)
     else:
         gpu = bool(ctx.device.type & cl.device_type.GPU)
         sqr = pl["N"] <= P.env_count("CLBIG_MONT52_SQR_MAX", SQR_MAX if gpu else 0)
-        k = _build(ctx, pl, "powmod52", KERNEL="powmod", NM=nm, MA=ma, MB=0, ME=me, W=w, SQR=sqr)
-        groups = P.ceil_div(n, pl["WG"])
-        inst = groups * pl["WG"]
+        k = _build(ctx, pl, "mont52.cl.mako", "powmod52", KERNEL="powmod", NM=nm, MA=ma, MB=0, ME=me,
+                   W=w, SQR=sqr)
+    groups = P.ceil_div(n, pl["IPB"])
+    inst = groups * pl["IPB"]
     tab = ctx.buffer(8 * inst * pl["N"] << w)
     launch(ctx, k, groups, pl["WG"], a, np.uint64(sa), e, np.uint64(se), m, np.uint64(sm), r2,
            np.uint64(sr2), out.data, tab, np.uint32(n))

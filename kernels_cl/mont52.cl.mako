@@ -12,7 +12,7 @@
 ## item t at j*WG + t so a group's items touch consecutive words; with MLOC m's digits live
 ## there too instead of registers (for N beyond what the registers hold beside y and the
 ## accumulators: clbig.mont52.REG_MAX).
-<%namespace file="blocks/mont52.mako" import="mont52_defs, load_digits, store_limbs, mont52_mul, mont52_sqr, reduce"/>
+<%namespace file="blocks/mont52.mako" import="mont52_defs, window_digit_defs, load_digits, store_limbs, mont52_mul, mont52_sqr, reduce"/>
 <%
     TW = 1 << W if KERNEL == "powmod" else 0
     NWIN = (ME * 32 + W - 1) // W if KERNEL == "powmod" else 0
@@ -74,13 +74,7 @@ void mulmod52(__global const uint *a, ulong sa, __global const uint *b, ulong sb
     ${store_out()}
 }
 % else:
-inline uint digit(__global const uint *ep, uint pos)   /* bits pos .. pos+W-1 of the exponent */
-{
-    const uint w0 = pos >> 5, sh = pos & 31u;
-    ulong v = w0 < ${ME}u ? ep[w0] : 0u;
-    if (w0 + 1u < ${ME}u) v |= (ulong)ep[w0 + 1u] << 32;
-    return (uint)(v >> sh) & ${TW - 1}u;
-}
+${window_digit_defs(ME, W)}
 
 <%def name="tab_at(d, j)">tab[((size_t)(${d}) * ${N}u + ${j}u) * nt + inst]</%def>
 __kernel __attribute__((reqd_work_group_size(${WG}, 1, 1)))

@@ -11,7 +11,7 @@
 ## pass the same barriers, so no instance may skip a product. a, m, r2 arrive as 32-bit limbs
 ## (MA, NM limbs; strides of 0 broadcast one row), the exponent as ME limbs, the result leaves
 ## as NM limbs, fully reduced.
-<%namespace file="blocks/mont52.mako" import="mont52_defs, digit_rt_defs, mont52_mul_coop"/>
+<%namespace file="blocks/mont52.mako" import="mont52_defs, digit_rt_defs, window_digit_defs, mont52_mul_coop"/>
 <%
     TW = 1 << W
     NWIN = (ME * 32 + W - 1) // W
@@ -23,13 +23,7 @@ ${digit_rt_defs()}
 #define ML(j) ((volatile __local double *)ml)[(j) * ${WG}u + tid]
 #define Y(j) y[j]
 
-inline uint digit(__global const uint *ep, uint pos)   /* bits pos .. pos+W-1 of the exponent */
-{
-    const uint w0 = pos >> 5, sh = pos & 31u;
-    ulong v = w0 < ${ME}u ? ep[w0] : 0u;
-    if (w0 + 1u < ${ME}u) v |= (ulong)ep[w0 + 1u] << 32;
-    return (uint)(v >> sh) & ${TW - 1}u;
-}
+${window_digit_defs(ME, W)}
 
 ## y[j] = the multiplicand's digit kS + j - 1 (j = 0..S) given as expression f(P) of the global
 ## digit index P (uint); y[0] = 0 on item 0.

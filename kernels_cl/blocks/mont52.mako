@@ -85,6 +85,17 @@ inline ulong mont52_minv(ulong m0)
 }
 </%def>
 
+## digit(ep, pos): bits pos .. pos+W-1 of an exponent of ME limbs at ep (the window's digit).
+<%def name="window_digit_defs(ME, W)">
+inline uint digit(__global const uint *ep, uint pos)
+{
+    const uint w0 = pos >> 5, sh = pos & 31u;
+    ulong v = w0 < ${ME}u ? ep[w0] : 0u;
+    if (w0 + 1u < ${ME}u) v |= (ulong)ep[w0 + 1u] << 32;
+    return (uint)(v >> sh) & ${(1 << W) - 1}u;
+}
+</%def>
+
 ## dst[0..N) (doubles) = the D-bit digits of the M-limb vector whose limb w is src(w) (a Python
 ## callable giving an expression; limbs past M read as 0).
 <%def name="load_digits(dst, src, M, N)">
