@@ -1,5 +1,6 @@
-"""Montgomery products and powers with FP64 digit products (kernels_cl/mont52.cl.mako), the
-mpn layer beside clbig.mont: the same calls, for one work-item per instance of an odd modulus.
+"""Montgomery products and powers with FP64 digit products, the mpn layer beside clbig.mont
+(the same calls) for odd moduli: one work-item per instance (kernels_cl/mont52.cl.mako), or for
+powmod beyond one item's registers several items per instance (mont52_coop.cl.mako).
 
 Residues are N digits of 51 bits with R = 2^(51 N) > 4m (`digits`), so R^2 mod m is taken for
 `rbits(pl)` bits, not for the int32 kernels' B^NP. Operands a, b must be below 2^(32 * fit(pl))
