@@ -51,6 +51,11 @@ FILL = 80
 # against 1.00 (15000 instructions unrolled, spilling). PoCL on this CI machine's CPU: 1024
 # bits 4.2 K/s against 12.5, so CPUs never.
 SQR_MAX = 24
+# One modulus for the batch staged in local memory once per group (_msh). H200, 100000
+# instances, 512-bit exponents, one modulus: 2048 bits 1.43 M/s against 1.35 with each item's
+# copy (MLOC); 1024 bits 0.96 against 5.69 with m in registers (the unrolled squares then load
+# every digit of m from local memory), so only where MLOC is the plan. PoCL: 1024 bits 10.5
+# against 12.5 K/s, 2048 bits 2.7 against 5.0.
 
 
 def digits(nm: int) -> int:
@@ -165,6 +170,13 @@ def fit(pl) -> int:
     return D * pl["N"] // 32
 
 
+def _msh(pl, sm: int) -> bool:
+    """One modulus for the batch (sm == 0), one item per instance: its digits staged once per
+    group in local memory where m would live in local memory anyway (MLOC: GPUs beyond REG_MAX
+    digits; CLBIG_MONT52_MSHARED=0/1 decides where set)."""
+    return pl["C"] == 1 and sm == 0 and bool(P.env_count("CLBIG_MONT52_MSHARED", int(pl["MLOC"])))
+
+
 def _build(ctx, pl, template, name, **params):
     """The kernel of plan pl (updated to the group size built: largest_fitting halves it while
     the build refuses it, register pressure lowering the device's limit)."""
@@ -188,7 +200,7 @@ def mulmod(ctx, pl, a, sa, ma, b, sb, mb, m, sm, nm, r2, sr2, n):
         return out
     pl = dict(pl)
     k = _build(ctx, pl, "mont52.cl.mako", "mulmod52", KERNEL="mulmod", NM=nm, MA=ma, MB=mb, ME=0, W=1,
-               SQR=False)
+               SQR=False, MSH=_msh(pl, sm))
     launch(ctx, k, P.ceil_div(n, pl["WG"]), pl["WG"], a, np.uint64(sa), b, np.uint64(sb), m,
            np.uint64(sm), r2, np.uint64(sr2), out.data, np.uint32(n))
     return out
@@ -209,7 +221,7 @@ def powmod(ctx, pl, a, sa, ma, e, se, me, m, sm, nm, r2, sr2, n, w=None):
         gpu = bool(ctx.device.type & cl.device_type.GPU)
         sqr = pl["N"] <= P.env_count("CLBIG_MONT52_SQR_MAX", SQR_MAX if gpu else 0)
         k = _build(ctx, pl, "mont52.cl.mako", "powmod52", KERNEL="powmod", NM=nm, MA=ma, MB=0, ME=me,
-                   W=w, SQR=sqr)
+                   W=w, SQR=sqr, MSH=_msh(pl, sm))
     groups = P.ceil_div(n, pl["IPB"])
     inst = groups * pl["IPB"]
     tab = ctx.buffer(8 * inst * pl["N"] << w)

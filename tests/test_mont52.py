@@ -177,3 +177,21 @@ def test_coop_routing(ctx, monkeypatch):
     assert mont52.plan(ctx, 96, 10 ** 5) is None                                 # not without coop
     monkeypatch.setenv("CLBIG_MONT_FP64", "1")
     assert modular._kernel(ctx, modular.Modulus([3]), 1)[0] is mont52
+
+
+@pytest.mark.parametrize("bits", [96, 1000])
+def test_shared_modulus_staged(fp64, ctx, monkeypatch, rng, bits):
+    """One modulus for the batch staged once per group (CLBIG_MONT52_MSHARED=1; GPUs' default
+    beyond REG_MAX digits): padding items stay for the copy's barrier, zero window digits
+    multiply by T[0]; batch lengths 1, 7 and 65, a small-group context for several groups."""
+    monkeypatch.setenv("CLBIG_MONT52_MSHARED", "1")
+    built = []
+    real = mont52.kernel
+    monkeypatch.setattr(mont52, "kernel", lambda *a, **kw: built.append(kw.get("MSH")) or real(*a, **kw))
+    m = rand_value(rng, bits) | 1 | (1 << (bits - 1))
+    for n in (1, 7, 65):
+        av = [0, m, m - 1][:n] + [rand_value(rng, bits) for _ in range(n - 3)]
+        ev = [0x100, 0, mask(64)][:n] + [rng.getrandbits(64) for _ in range(n - 3)]  # zero windows
+        check_values(modular.powmod(av, ev, m).tolist(), powmods(av, ev, [m] * n), f"staged m n={n}")
+        check_values(modular.mulmod(av, ev, m).tolist(), [x * y % m for x, y in zip(av, ev)], f"mulmod n={n}")
+    assert True in built
