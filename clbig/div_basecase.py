@@ -21,7 +21,6 @@ take the Newton path (div_q).
 from __future__ import annotations
 
 import numpy as np
-import pyopencl as cl
 
 from . import plan as P
 from .render import DoesNotFit, kernel, launch
@@ -65,8 +64,7 @@ def _stage(ctx) -> bool:
     """Rows staged in local memory for one item per instance: on GPUs (coalescing; H200, see
     the kernel), not on CPUs, whose caches serve a work-item's row walk as they are;
     CLBIG_DIVBC_STAGE=0 / 1 forces either (tests reach both paths on any device)."""
-    gpu = bool(ctx.device.type & cl.device_type.GPU)
-    return bool(P.env_count("CLBIG_DIVBC_STAGE", int(gpu)))
+    return bool(P.env_count("CLBIG_DIVBC_STAGE", int(P.is_gpu(ctx))))
 
 
 def plans(ctx, mv: int, n: int, mu: int = 0):

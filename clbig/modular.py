@@ -92,7 +92,8 @@ class Modulus:
         return f"clbig.Modulus(n={self.n}, bits={self.bits}, even rows={int((~self.odd).sum())})"
 
     def shape(self):
-        """The Montgomery kernels' (Q, C) for these moduli on this context, or None."""
+        """The int32 Montgomery kernel's (Q, C) for these moduli on this context, or None (no
+        shape of one work-group)."""
         return mont.shape(self.ctx, self.nm)
 
     def r2(self, rbits: int) -> BigIntArray:
@@ -207,7 +208,7 @@ def powmod(a, e, m):
     sa = 0 if (len(a) == 1 and n != 1) else a.m
     r2 = M.r2(rbits)
     out = K.powmod(ctx, pl, a.data.data, sa, a.m, e.data.data, se, e.m, M.m.data.data, sm, M.nm,
-                      r2.data.data, sm, n)
+                   r2.data.data, sm, n)
     if not M.odd.all():
         out = _powmod_even(ctx, out, a, e, M, n)
     return BigIntArray(ctx, out, M.bits)
@@ -281,7 +282,7 @@ def mulmod(a, b, m):
     n, (sa, sb, sm) = _broadcast(a, b, M.m)
     r2 = M.r2(rbits)
     out = K.mulmod(ctx, pl, a.data.data, sa, a.m, b.data.data, sb, b.m, M.m.data.data, sm, M.nm,
-                      r2.data.data, sm, n)
+                   r2.data.data, sm, n)
     if not M.odd.all():
         idx = np.arange(n) if M.n == 1 else np.nonzero(~M.odd)[0]
         mv = _rows(M.m, idx, M.values())

@@ -20,7 +20,6 @@ exponent (its C items read the same words).
 from __future__ import annotations
 
 import numpy as np
-import pyopencl as cl
 
 from . import plan as P
 from .render import DoesNotFit, kernel, launch
@@ -70,7 +69,7 @@ ESHARED = 1
 
 
 def _fill(ctx) -> int:
-    default = FILL if ctx.device.type & cl.device_type.GPU else 0
+    default = FILL if P.is_gpu(ctx) else 0
     return P.env_count("CLBIG_MONT_FILL", default) * int(ctx.device.max_compute_units)
 
 

@@ -101,7 +101,7 @@ def wanted(ctx, nm: int, n: int) -> bool:
         return bool(forced)
     if not usable(ctx) or not fast_fp64(ctx):
         return False
-    if ctx.device.type & cl.device_type.GPU:
+    if P.is_gpu(ctx):
         return n >= P.env_count("CLBIG_MONT52_FILL", FILL) * int(ctx.device.max_compute_units)
     return True
 
@@ -116,8 +116,7 @@ def plan(ctx, nm: int, n: int, coop: bool = False):
     N = digits(nm)
     if N > P.env_ints("CLBIG_MONT52_NMAX", (N_MAX,))[0]:
         return _plan_coop(ctx, N, n) if coop else None
-    gpu = bool(ctx.device.type & cl.device_type.GPU)
-    mloc = bool(P.env_count("CLBIG_MONT52_MLOC", int(gpu and N > REG_MAX)))
+    mloc = bool(P.env_count("CLBIG_MONT52_MLOC", int(P.is_gpu(ctx) and N > REG_MAX)))
     wg = min(ITEMS, ctx.max_items, P.next_pow2(max(n, 1)))
     while wg > 1 and _local_bytes(N, wg, mloc) > ctx.local_mem:
         wg //= 2
@@ -157,7 +156,7 @@ def wanted_coop(ctx, nm: int, n: int) -> bool:
     forced = P.env_count("CLBIG_MONT52_COOP", -1)
     if forced >= 0:
         return bool(forced)
-    return bool(ctx.device.type & cl.device_type.GPU) and digits(nm) <= COOP_MAX
+    return P.is_gpu(ctx) and digits(nm) <= COOP_MAX
 
 
 def rbits(pl) -> int:
@@ -218,8 +217,7 @@ def powmod(ctx, pl, a, sa, ma, e, se, me, m, sm, nm, r2, sr2, n, w=None):
     if pl["C"] > 1:
         k = _build(ctx, pl, "mont52_coop.cl.mako", "powmod52c", NM=nm, MA=ma, ME=me, W=w)
     else:
-        gpu = bool(ctx.device.type & cl.device_type.GPU)
-        sqr = pl["N"] <= P.env_count("CLBIG_MONT52_SQR_MAX", SQR_MAX if gpu else 0)
+        sqr = pl["N"] <= P.env_count("CLBIG_MONT52_SQR_MAX", SQR_MAX if P.is_gpu(ctx) else 0)
         k = _build(ctx, pl, "mont52.cl.mako", "powmod52", KERNEL="powmod", NM=nm, MA=ma, MB=0, ME=me,
                    W=w, SQR=sqr, MSH=_msh(pl, sm))
     groups = P.ceil_div(n, pl["IPB"])

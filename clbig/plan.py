@@ -9,6 +9,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+import pyopencl as cl
+
 from .render import DoesNotFit, memoized
 
 WORD = 4  # bytes per limb
@@ -39,6 +41,12 @@ class Plan:
 
 def padded_words(k: int) -> int:
     return k + (k >> 5) + 1
+
+
+def is_gpu(ctx) -> bool:
+    """The context's device is a GPU (the planners' defaults differ for CPUs, whose work-items
+    are loop iterations)."""
+    return bool(ctx.device.type & cl.device_type.GPU)
 
 
 def ceil_div(a: int, b: int) -> int:
