@@ -20,7 +20,7 @@ from . import plan as P
 from .render import DoesNotFit, kernel, largest_fitting, launch
 
 D = 51            # bits per digit
-ITEMS = 64        # work-items per group aimed at
+ITEMS = 64        # work-items per group aimed at (CLBIG_MONT52_ITEMS overrides)
 # The multiplicand, m and the N accumulators take 6N registers of an item. Beyond REG_MAX
 # digits m's digits move to local memory (MLOC; CLBIG_MONT52_MLOC=0/1 overrides), read at each
 # use. H200, 2048 bits (N = 41), 512-bit exponents: 1.35 M/s (246 registers, no spill) against
@@ -33,13 +33,21 @@ REG_MAX = 24
 N_MAX = 48
 # Beyond N_MAX digits and up to COOP_MAX, powmod on GPUs spreads an instance over C items of
 # at most S_MAX digits (mont52_coop.cl.mako: one barrier per row of a product; CLBIG_MONT52_COOP
-# =0/1 and CLBIG_MONT52_SMAX override). H200, 100000 instances, 512-bit exponents, against the
-# int32 kernel: 3072 bits (61 digits) 402 K/s as 4 x 16 against 344 (2 x 31: 273, 8 x 8: 335);
-# 4096 bits 211 as 2 x 41 against 209 (4 x 21: 187, 8 x 11: 183); 8192 bits 54.3 as 4 x 41
-# against 52.8 (8 x 21: 47.9). So only up to 64 digits (3264 bits): the barriers per row cost
-# what the FP64 products save.
+# =0/1 and CLBIG_MONT52_SMAX override), each item's digits of m in registers up to COOP_MREG
+# digits per item, else in local memory (CLBIG_MONT52_COOP_MREG overrides). H200, 100000
+# instances, 512-bit exponents (8192 bits: 50000), K/s, against the int32 kernel:
+#   bits  int32   m in local memory (2026-11-24)     m in registers (2026-11-25)
+#   3072  344     4 x 16: 402, 2 x 31: 273           4 x 16: 429-433, 8 x 8: 426
+#   4096  209     2 x 41: 211, 4 x 21: 187           8 x 11: 224-232, 4 x 21: 217-221, 16 x 6: 161
+#   8192  52.8    4 x 41: 54.3, 8 x 21: 47.9         16 x 11: 56.2, 8 x 21: 56.5
+# (2048 bits as 2 x 21: 1.04-1.11 M/s against 1.34 on one item.) What holds it near a third of
+# the FP64 peak (the one-item kernel reaches half) is not the barrier: without it, 4096 bits
+# ran 220 K/s against 218 (and gave the same results, lanes of one warp); groups of 32 or 128
+# items, a loop kept rolled and -cl-nv-maxrregcount (ignored) change nothing; forming the next
+# q early, without a branch, gained 1-3%. Beyond COOP_MAX the int32 kernel (not measured).
 S_MAX = 16
-COOP_MAX = 64
+COOP_MAX = 192
+COOP_MREG = 24
 # GPUs take this kernel from FILL instances per compute unit (one work-item each). H200 (132
 # units), 512-bit exponents, FP64 against int32 (which spreads small batches over items):
 # 1024 bits n = 3000 0.75x, 8000 1.00x, 16000 1.70x, 33000 2.05x; 2048 bits 0.53x, 0.90x,
@@ -117,7 +125,7 @@ def plan(ctx, nm: int, n: int, coop: bool = False):
     if N > P.env_ints("CLBIG_MONT52_NMAX", (N_MAX,))[0]:
         return _plan_coop(ctx, N, n) if coop else None
     mloc = bool(P.env_count("CLBIG_MONT52_MLOC", int(P.is_gpu(ctx) and N > REG_MAX)))
-    wg = min(ITEMS, ctx.max_items, P.next_pow2(max(n, 1)))
+    wg = min(_items(), ctx.max_items, P.next_pow2(max(n, 1)))
     while wg > 1 and _local_bytes(N, wg, mloc) > ctx.local_mem:
         wg //= 2
     if _local_bytes(N, wg, mloc) > ctx.local_mem:
@@ -132,18 +140,24 @@ def _plan_coop(ctx, N: int, n: int):
     while P.ceil_div(N, c) > s_max:
         c *= 2
     S = max(2, P.ceil_div(N, c))
-    ipb = max(1, min(ITEMS, ctx.max_items) // c)
+    ipb = max(1, min(_items(), ctx.max_items) // c)
     ipb = min(ipb, P.next_pow2(max(n, 1)))
-    while ipb > 1 and _coop_bytes(c * S, S, c, ipb) > ctx.local_mem:
+    mreg = S <= P.env_count("CLBIG_MONT52_COOP_MREG", COOP_MREG)
+    while ipb > 1 and _coop_bytes(c * S, S, c, ipb, mreg) > ctx.local_mem:
         ipb //= 2
-    if c > ctx.max_items or _coop_bytes(c * S, S, c, ipb) > ctx.local_mem:
+    if c > ctx.max_items or _coop_bytes(c * S, S, c, ipb, mreg) > ctx.local_mem:
         return None
-    return dict(N=c * S, WG=ipb * c, MLOC=True, C=c, S=S, IPB=ipb)
+    return dict(N=c * S, WG=ipb * c, MLOC=not mreg, C=c, S=S, IPB=ipb)
 
 
-def _coop_bytes(N: int, S: int, c: int, ipb: int) -> int:
-    """xs (a row of N + 1 per instance), ml (S + 1 per item), ex and qx."""
-    return 8 * (ipb * (N + 1) + (S + 1) * ipb * c + 2 * ipb * c + 2 * ipb) + 16
+def _items() -> int:
+    return P.env_ints("CLBIG_MONT52_ITEMS", (ITEMS,))[0]
+
+
+def _coop_bytes(N: int, S: int, c: int, ipb: int, mreg: bool) -> int:
+    """xs (a row of N + 1 per instance), ml (S + 1 per item, unless m is in registers), ex and
+    qx."""
+    return 8 * (ipb * (N + 1) + (0 if mreg else (S + 1) * ipb * c) + 2 * ipb * c + 2 * ipb) + 16
 
 
 def _local_bytes(N: int, wg: int, mloc: bool) -> int:
@@ -215,7 +229,8 @@ def powmod(ctx, pl, a, sa, ma, e, se, me, m, sm, nm, r2, sr2, n, w=None):
     pl = dict(pl)
     w = w or P.env_count("CLBIG_MONT_W", 0) or window(32 * me)
     if pl["C"] > 1:
-        k = _build(ctx, pl, "mont52_coop.cl.mako", "powmod52c", NM=nm, MA=ma, ME=me, W=w)
+        k = _build(ctx, pl, "mont52_coop.cl.mako", "powmod52c", NM=nm, MA=ma, ME=me, W=w,
+                   MREG=not pl["MLOC"])
     else:
         sqr = pl["N"] <= P.env_count("CLBIG_MONT52_SQR_MAX", SQR_MAX if P.is_gpu(ctx) else 0)
         k = _build(ctx, pl, "mont52.cl.mako", "powmod52", KERNEL="powmod", NM=nm, MA=ma, MB=0, ME=me,

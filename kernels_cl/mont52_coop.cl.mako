@@ -20,7 +20,11 @@
 %>
 ${mont52_defs()}
 ${digit_rt_defs()}
+% if MREG:
+#define ML(j) mreg[j]
+% else:
 #define ML(j) ((volatile __local double *)ml)[(j) * ${WG}u + tid]
+% endif
 #define Y(j) y[j]
 
 ${window_digit_defs(ME, W)}
@@ -43,7 +47,10 @@ void powmod52c(__global const uint *a, ulong sa, __global const uint *e, ulong s
     const uint inst = get_group_id(0) * ${IPB}u + s;
     const int live = inst < n;
     const size_t nt = (size_t)get_num_groups(0) * ${IPB}u;   /* instances the table holds */
-    __local double xs[${IPB * XLD}], ml[${(S + 1) * WG}], qx[${2 * IPB}];
+    __local double xs[${IPB * XLD}], qx[${2 * IPB}];
+% if not MREG:
+    __local double ml[${(S + 1) * WG}];
+% endif
     __local ulong ex[${2 * WG}];
     __local double *xr = xs + s * ${XLD}u;                     /* this instance's row */
     __global const uint *mr = m + (size_t)inst * sm, *ar = a + (size_t)inst * sa, *rr = r2 + (size_t)inst * sr2;
@@ -51,6 +58,9 @@ void powmod52c(__global const uint *a, ulong sa, __global const uint *e, ulong s
     const uint nm = live ? ${NM}u : 0u, ma = live ? ${MA}u : 0u;
     const ulong minv = mont52_minv(digit_at(mr, nm, 0u) | (live ? 0ul : 1ul));
     double y[${S + 1}];
+% if MREG:
+    double mreg[${S + 1}];
+% endif
 % for j in range(S + 1):
     ML(${j}u) = ${"(k == 0u) ? 0.0 : " if j == 0 else ""}dig2d(digit_at(mr, nm, kS + ${j}u - 1u));
 % endfor

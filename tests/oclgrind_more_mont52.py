@@ -5,7 +5,8 @@ CRT), one modulus for the batch (in registers, and staged once per group with
 CLBIG_MONT52_MSHARED=1: the copy's barrier, padding items staying for it), and m's digits in
 local memory (CLBIG_MONT52_MLOC=1); the
 cooperative powmod52c (mont52_coop.cl.mako: an instance over several items, one barrier per
-row, the table's global fence) with 2 items of 2 digits and, on 4-item groups, 2 of 3. The
+row, the table's global fence) with 2 items of 2 digits (m in registers, and in local memory
+with CLBIG_MONT52_COOP_MREG=0) and, on 4-item groups, 2 of 3. The
 cases are oclgrind_more_mont's, every result checked against Python's pow (mulmod, which has
 no cooperative kernel, goes to the int32 one there)."""
 from __future__ import annotations
@@ -28,5 +29,7 @@ def run(wide_ctx, small_ctx, guarded, check, values):
             check, "mont52 staged m", 96, 7)
     guarded("mont52 coop", call_with, COOP, _case, wide_ctx, check, "mont52 coop", 96, 5)
     guarded("mont52 coop shared e", call_with, COOP, _case, wide_ctx, check, "mont52 coop shared e", 64, 3, True)
+    guarded("mont52 coop m local", call_with, {**COOP, "CLBIG_MONT52_COOP_MREG": "0"}, _case, wide_ctx, check,
+            "mont52 coop m local", 96, 5)
     guarded("mont52 coop small-wg", call_with, {**COOP, "CLBIG_MONT52_SMAX": "3"}, _shared_m_case, small_ctx,
             check, "mont52 coop small-wg", 224, 5)

@@ -136,7 +136,9 @@ COOP = {"CLBIG_MONT_FP64": "1", "CLBIG_MONT52_COOP": "1"}
 @pytest.mark.parametrize("bits, env", [
     (96, {"CLBIG_MONT52_NMAX": "1", "CLBIG_MONT52_SMAX": "2"}),      # 2 items of 2 digits
     (1000, {"CLBIG_MONT52_NMAX": "1", "CLBIG_MONT52_SMAX": "8"}),    # 4 x 5
+    (1000, {"CLBIG_MONT52_NMAX": "1", "CLBIG_MONT52_SMAX": "8", "CLBIG_MONT52_COOP_MREG": "0"}),  # m in local memory
     (3072, {}),                                                      # the default: 4 x 16
+    (4096, {}),                                                      # 8 x 11
 ])
 def test_coop_powmod(ctx, monkeypatch, rng, bits, env):
     """An instance over several items (mont52_coop.cl.mako): per-instance and shared moduli and
@@ -170,10 +172,12 @@ def test_coop_small_groups(small_ctx, monkeypatch, rng):
 
 
 def test_coop_routing(ctx, monkeypatch):
-    """GPUs spread instances of 49..64 digits; CPUs and mulmod never; 4096 bits stays int32."""
+    """GPUs spread instances of 49..192 digits; CPUs and mulmod never; 10240 bits stays int32."""
     monkeypatch.delenv("CLBIG_MONT52_COOP", raising=False)
-    assert mont52.wanted_coop(ctx, 96, 10 ** 5) == bool(ctx.device.type & 4)   # CL_DEVICE_TYPE_GPU
-    assert not mont52.wanted_coop(ctx, 128, 10 ** 5)
+    gpu = bool(ctx.device.type & 4)                                               # CL_DEVICE_TYPE_GPU
+    assert mont52.wanted_coop(ctx, 96, 10 ** 5) == gpu
+    assert mont52.wanted_coop(ctx, 256, 10 ** 5) == gpu                         # 8192 bits
+    assert not mont52.wanted_coop(ctx, 320, 10 ** 5)
     assert mont52.plan(ctx, 96, 10 ** 5) is None                                 # not without coop
     monkeypatch.setenv("CLBIG_MONT_FP64", "1")
     assert modular._kernel(ctx, modular.Modulus([3]), 1)[0] is mont52

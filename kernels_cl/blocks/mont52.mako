@@ -186,6 +186,7 @@ inline ulong digit_at(__global const uint *row, uint M, uint P)
         for (uint _i = 0; _i < ${N}u; ++_i) {
             const uint _par = _i & 1u;
             const double _x = ${XROW}[_i], _q = qx[(_par ^ 1u) * ${IPB}u + s];
+            const double _xn = _i + 1u < ${N}u ? ${XROW}[_i + 1u] : 0.0;
             double _hx = fma(_x, ${at(Y, 0)}, C_HI), _hq = fma(_q, ${at(MM, 0)}, C_HI);
             ulong _T;
             {
@@ -203,11 +204,15 @@ inline ulong digit_at(__global const uint *row, uint M, uint P)
                              + as_ulong(fma(_q, ${at(MM, j + 1)}, C_LO - _hq1)) + as_ulong(_hq)${" + _cy" if j == 1 else ""};
                 _hx = _hx1; _hq = _hq1;
             }
-% endfor
-            if (k == 0u) {   /* q of the next row from the new column 0 */
-                const double _x1 = _i + 1u < ${N}u ? ${XROW}[_i + 1u] : 0.0, _h = fma(_x1, ${at(Y, 1)}, C_HI);
-                qx[_par * ${IPB}u + s] = dig2d((((_A[0] + as_ulong(fma(_x1, ${at(Y, 1)}, C_LO - _h))) & M_D) * minv) & M_D);
+  % if j == 1:
+            {   /* q of the next row from the new column 0, as soon as it is complete: every item
+                   forms it (no branch, so it overlaps the rest of the row), item 0 stores it */
+                const double _h = fma(_xn, ${at(Y, 1)}, C_HI);
+                const double _qn = dig2d((((_A[0] + as_ulong(fma(_xn, ${at(Y, 1)}, C_LO - _h))) & M_D) * minv) & M_D);
+                if (k == 0u) qx[_par * ${IPB}u + s] = _qn;
             }
+  % endif
+% endfor
             ex[_par * ${WG}u + tid] = _T;
             barrier(CLK_LOCAL_MEM_FENCE);
             _A[${S - 1}] = k + 1u < ${C}u ? ex[_par * ${WG}u + tid + 1u] : as_ulong(_hx) + as_ulong(_hq);
