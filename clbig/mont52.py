@@ -45,9 +45,18 @@ N_MAX = 48
 # ran 220 K/s against 218 (and gave the same results, lanes of one warp); groups of 32 or 128
 # items, a loop kept rolled and -cl-nv-maxrregcount (ignored) change nothing; forming the next
 # q early, without a branch, gained 1-3%. Beyond COOP_MAX the int32 kernel (not measured).
-S_MAX = 16
+# Where the program binary is PTX (NVIDIA), the kernel is built with at most COOP_REGS registers
+# per item (render.MAXREG; CLBIG_MONT52_COOP_REGS overrides, 0: no cap), so that 12 warps fit a
+# multiprocessor instead of 8; the spills this costs go to L1. H200, 2026-11-25: 4096 bits as
+# 4 x 21 251-257 K/s at 152-168 registers against 217-221 at 255 (8 x 11: 220-226 at 96-128,
+# 213 at 200); 8192 bits as 8 x 21 64.5 against 55.5; 3072 bits as 4 x 16 444 (449 at 128)
+# against 429-433. The same cap on the one-item kernel loses (2048 bits 0.98 M/s at 200
+# registers against 1.34 at 246), and on the int32 kernel too (4096 bits 2 x 64 at 168: 172
+# against 209).
+S_MAX = 21
 COOP_MAX = 192
 COOP_MREG = 24
+COOP_REGS = 168
 # GPUs take this kernel from FILL instances per compute unit (one work-item each). H200 (132
 # units), 512-bit exponents, FP64 against int32 (which spreads small batches over items):
 # 1024 bits n = 3000 0.75x, 8000 1.00x, 16000 1.70x, 33000 2.05x; 2048 bits 0.53x, 0.90x,
@@ -230,7 +239,7 @@ def powmod(ctx, pl, a, sa, ma, e, se, me, m, sm, nm, r2, sr2, n, w=None):
     w = w or P.env_count("CLBIG_MONT_W", 0) or window(32 * me)
     if pl["C"] > 1:
         k = _build(ctx, pl, "mont52_coop.cl.mako", "powmod52c", NM=nm, MA=ma, ME=me, W=w,
-                   MREG=not pl["MLOC"])
+                   MREG=not pl["MLOC"], MAXREG=P.env_count("CLBIG_MONT52_COOP_REGS", COOP_REGS))
     else:
         sqr = pl["N"] <= P.env_count("CLBIG_MONT52_SQR_MAX", SQR_MAX if P.is_gpu(ctx) else 0)
         k = _build(ctx, pl, "mont52.cl.mako", "powmod52", KERNEL="powmod", NM=nm, MA=ma, MB=0, ME=me,

@@ -122,6 +122,8 @@ def _kernel(ctx, template: str, name: str, work_group: int | None, params: dict)
             if "local" in str(e).lower() and "memory" in str(e).lower():
                 raise DoesNotFit(str(e)) from e
             raise
+        if params.get("MAXREG"):
+            prg = _cap_registers(ctx, prg, params["MAXREG"])
         k = getattr(prg, name)
         # The device takes a kernel whose local memory exceeds a cap set on the Context (an
         # emulated AMD or Intel limit): refuse it as that device would, once per specialisation.
@@ -138,6 +140,37 @@ def _kernel(ctx, template: str, name: str, work_group: int | None, params: dict)
         if work_group > limit:
             raise DoesNotFit(f"{template}: work-group of {work_group} exceeds this kernel's {limit}")
     return k
+
+
+def ptx_with_maxnreg(ptx: str, regs: int) -> str | None:
+    """PTX text with `.maxnreg regs` among every entry's directives (before its body's opening
+    brace), or None when the text holds no entry (not PTX)."""
+    out, pos = [], 0
+    while (i := ptx.find(".entry", pos)) >= 0:
+        j = ptx.find("{", i)
+        if j < 0:
+            return None
+        out += [ptx[pos:j], f".maxnreg {int(regs)}\n"]
+        pos = j
+    return "".join(out + [ptx[pos:]]) if out else None
+
+
+def _cap_registers(ctx, prg: cl.Program, regs: int) -> cl.Program:
+    """prg with at most `regs` registers per work-item where its binary is PTX (NVIDIA's
+    OpenCL), rebuilt from that binary; elsewhere prg as it is. A render parameter MAXREG asks
+    for it: NVIDIA's compiler fills up to 255 registers per item, which caps a multiprocessor
+    at 8 warps, and OpenCL C has no launch bounds; -cl-nv-maxrregcount left its choice as it
+    was (H200, 2026-11-25), but .maxnreg in the PTX holds. Any failure keeps prg."""
+    try:
+        binary = prg.get_info(cl.program_info.BINARIES)[0]
+        ptx = ptx_with_maxnreg(binary.rstrip(b"\0").decode("ascii"), regs)
+        if ptx is None:
+            return prg
+        return cl.Program(ctx.cl_context, [ctx.device], [ptx.encode("ascii") + b"\0"]).build(
+            options=_extra_options())
+    except (UnicodeDecodeError, cl.Error) as e:
+        print(f"clbig: register cap {regs} not applied ({e})", file=sys.stderr)
+        return prg
 
 
 def largest_fitting(work_group: int, build):

@@ -10,7 +10,7 @@ import gmpy2
 import pytest
 
 import clbig
-from clbig import modular, mont52
+from clbig import modular, mont52, render
 from conftest import check_values, mask, rand_value
 
 
@@ -96,7 +96,8 @@ def test_routing(ctx, monkeypatch):
     monkeypatch.setenv("CLBIG_MONT_FP64", "1")
     assert mont52.wanted(ctx, 32, 1000)
     monkeypatch.delenv("CLBIG_MONT_FP64")
-    assert mont52.wanted(ctx, 32, 1000) == (mont52.usable(ctx) and mont52.fast_fp64(ctx))
+    # a batch large enough for GPUs too (they take the kernel from FILL instances per unit)
+    assert mont52.wanted(ctx, 32, 10 ** 6) == (mont52.usable(ctx) and mont52.fast_fp64(ctx))
 
 
 def test_digit_counts():
@@ -138,7 +139,7 @@ COOP = {"CLBIG_MONT_FP64": "1", "CLBIG_MONT52_COOP": "1"}
     (1000, {"CLBIG_MONT52_NMAX": "1", "CLBIG_MONT52_SMAX": "8"}),    # 4 x 5
     (1000, {"CLBIG_MONT52_NMAX": "1", "CLBIG_MONT52_SMAX": "8", "CLBIG_MONT52_COOP_MREG": "0"}),  # m in local memory
     (3072, {}),                                                      # the default: 4 x 16
-    (4096, {}),                                                      # 8 x 11
+    (4096, {}),                                                      # 4 x 21 (register cap where PTX)
 ])
 def test_coop_powmod(ctx, monkeypatch, rng, bits, env):
     """An instance over several items (mont52_coop.cl.mako): per-instance and shared moduli and
@@ -199,3 +200,27 @@ def test_shared_modulus_staged(fp64, ctx, monkeypatch, rng, bits):
         check_values(modular.powmod(av, ev, m).tolist(), powmods(av, ev, [m] * n), f"staged m n={n}")
         check_values(modular.mulmod(av, ev, m).tolist(), [x * y % m for x, y in zip(av, ev)], f"mulmod n={n}")
     assert True in built
+
+
+def test_register_cap_ptx():
+    """render.MAXREG: `.maxnreg` goes among each entry's directives, before its body; text with
+    no entry (not PTX: PoCL's or Intel's binaries) is left alone."""
+    ptx = (".version 9.0\n.target sm_90\n.entry a(\n .param .u64 a_p\n)\n.reqntid 64, 1, 1\n{\n ret;\n}\n"
+           ".entry b(\n)\n{\n ret;\n}\n")
+    got = render.ptx_with_maxnreg(ptx, 168)
+    assert got.count(".maxnreg 168\n{") == 2 and got.replace(".maxnreg 168\n", "") == ptx
+    assert got.index(".reqntid") < got.index(".maxnreg") < got.index(" ret;")
+    assert render.ptx_with_maxnreg("\x7fELF binary", 168) is None
+
+
+def test_register_cap_builds(ctx, monkeypatch, rng):
+    """The cooperative kernel with and without its cap (a no-op where the binary is not PTX)
+    gives the same exact results."""
+    monkeypatch.setenv("CLBIG_MONT_FP64", "1")
+    monkeypatch.setenv("CLBIG_MONT52_COOP", "1")
+    ms = moduli(rng, 1700, 3)
+    av, ev = [rand_value(rng, 1700) for _ in ms], [rand_value(rng, 60) for _ in ms]
+    want = powmods(av, ev, ms)
+    for regs in ("0", "96"):
+        monkeypatch.setenv("CLBIG_MONT52_COOP_REGS", regs)
+        check_values(modular.powmod(av, ev, ms).tolist(), want, f"register cap {regs}")
