@@ -1,7 +1,8 @@
 """Big Python ints to and from the device without re-packing them on the host.
 
 The digits of each int go up as they are (clbig/pyint.py) and the device cuts them into limbs;
-results come back as digits, written straight into new ints sized by the device's bit length.
+results come back as digits, written into new ints sized by the device's bit length (one row:
+all its digits in one read, trimmed on the host).
 Used by clbig.array and BigIntArray.tolist for values of at least FAST_BITS bits, where it
 runs at the speed of the transfers instead of int.to_bytes' ~1 GB/s.
 """
@@ -25,24 +26,33 @@ def worth_it(bits: int) -> bool:
 
 
 def upload(ctx, vals: list, m: int) -> cla.Array:
-    """An (n, m) device array of limbs from the Python ints `vals` (validated, each < 2^(32m))."""
+    """An (n, m) device array of limbs from the Python ints `vals` (validated, each < 2^(32m)).
+
+    One host-to-device copy: the digits of every int and, for several, their counts and
+    starts behind them (issue 14: every blocking transfer is a round trip in which the device
+    idles; this took three per operand). One int is copied straight from its own digits."""
     n = len(vals)
+    out = ctx.empty((n, m), np.uint32)
+    wg = min(256, ctx.max_items)
+    if n == 1:
+        view = pyint.digits(vals[0]) if vals[0] else np.zeros(0, np.uint32)
+        d = ctx.empty(max(1, len(view)), np.uint32)
+        if len(view):   # the view points into the int: the copy blocks while the caller holds it
+            cl.enqueue_copy(ctx.queue, d.data, view, is_blocking=True)
+        krn = kernel(ctx, "radix.cl.mako", "digit_row_to_limbs", KERNEL="digits_to_limbs", M=m, ND=0, WG=0)
+        launch(ctx, krn, P.ceil_div(m, wg), wg, d.data, np.uint64(len(view)), out.data)
+        return out
     views = [pyint.digits(v) if v else np.zeros(0, np.uint32) for v in vals]
-    counts = np.array([len(v) for v in views], np.uint32)
+    counts = np.array([len(v) for v in views], np.uint64)
     offsets = np.zeros(n, np.uint64)
     np.cumsum(counts[:-1], out=offsets[1:])
     total = int(counts.sum())
-    out = ctx.empty((n, m), np.uint32)
-    d = ctx.empty(max(1, total), np.uint32)
-    # the views point into the ints: copy while `vals` holds them, before returning
-    host = views[0] if n == 1 else np.concatenate(views)
-    if total:
-        cl.enqueue_copy(ctx.queue, d.data, host, is_blocking=True)
-    off_d = ctx.to_device(offsets)
-    cnt_d = ctx.to_device(counts)
+    meta = [counts.astype(np.uint32), (offsets & 0xFFFFFFFF).astype(np.uint32), (offsets >> 32).astype(np.uint32)]
+    host = np.concatenate(views + meta)   # copies while `vals` holds the ints
+    d = ctx.empty(len(host), np.uint32)
+    cl.enqueue_copy(ctx.queue, d.data, host, is_blocking=True)
     krn = kernel(ctx, "radix.cl.mako", "digits_to_limbs", KERNEL="digits_to_limbs", M=m, ND=0, WG=0)
-    wg = min(256, ctx.max_items)
-    launch(ctx, krn, P.ceil_div(n * m, wg), wg, d.data, off_d.data, cnt_d.data, out.data, np.uint32(n))
+    launch(ctx, krn, P.ceil_div(n * m, wg), wg, d.data, np.uint64(total), out.data, np.uint32(n))
     return out
 
 
@@ -61,20 +71,38 @@ def download(ctx, data: cla.Array) -> list[int]:
     if data.offset:
         data = data.copy(queue=ctx.queue)
     n, m = data.shape
+    if n == 1:
+        return [_download_one(ctx, data)]
     lengths = bit_lengths(ctx, data)
     nd_max = pyint.ndigits(int(lengths.max(initial=0)))
     if nd_max == 0:
         return [0] * n
-    digits = ctx.empty((n, nd_max), np.uint32)
-    mm = min(m, P.ceil_div(nd_max * pyint.DIGIT_BITS, 32))   # limbs the digits come from
-    krn = kernel(ctx, "radix.cl.mako", "limbs_to_digits", KERNEL="limbs_to_digits", M=mm, ND=nd_max, WG=0)
-    wg = min(256, ctx.max_items)
-    launch(ctx, krn, P.ceil_div(n * nd_max, wg), wg, data.data, np.uint64(data.strides[0] // 4),
-           digits.data, np.uint32(n))
-    if n == 1:   # straight into the new int's digits
-        x, view = pyint.blank(nd_max)
-        cl.enqueue_copy(ctx.queue, view, digits.data, is_blocking=True)
-        return [x]
-    host = digits.get(queue=ctx.queue)
+    host = _digits(ctx, data, nd_max).get(queue=ctx.queue)
     return [pyint.from_digits(host[i, :pyint.ndigits(int(b))]) if b else 0
             for i, b in enumerate(lengths)]
+
+
+def _digits(ctx, data: cla.Array, nd: int) -> cla.Array:
+    """An (n, nd) device array of the rows' low nd base-2^30 digits."""
+    n, m = data.shape
+    digits = ctx.empty((n, nd), np.uint32)
+    mm = min(m, P.ceil_div(nd * pyint.DIGIT_BITS, 32))   # limbs the digits come from
+    krn = kernel(ctx, "radix.cl.mako", "limbs_to_digits", KERNEL="limbs_to_digits", M=mm, ND=nd, WG=0)
+    wg = min(256, ctx.max_items)
+    launch(ctx, krn, P.ceil_div(n * nd, wg), wg, data.data, np.uint64(data.strides[0] // 4),
+           digits.data, np.uint32(n))
+    return digits
+
+
+def _download_one(ctx, data: cla.Array) -> int:
+    """One row as an int, by one read of all its digits (issue 14: a bit-length read first
+    would add a round trip); the top zero digits are trimmed on the host."""
+    nd = pyint.ndigits(32 * data.shape[1])
+    host = _digits(ctx, data, nd).get(queue=ctx.queue)[0]
+    top = nd
+    while top and not host[top - 1]:     # a result's top digits are rarely zero for long:
+        if top > 64 and not host[top - 64:top].any():   # skip zero blocks in numpy
+            top -= 64
+        else:
+            top -= 1
+    return pyint.from_digits(host[:top]) if top else 0

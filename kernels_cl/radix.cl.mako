@@ -7,22 +7,35 @@ ${header()}
 #define DIGIT_MASK 0x3FFFFFFFu
 
 % if KERNEL == "digits_to_limbs":
-/* Row `inst` has nd[inst] digits from d + off[inst]; limb j is bits [32j, 32j+32), which
-   start in digit 32j/30 and reach at most two digits further. */
-__kernel void digits_to_limbs(__global const uint *d, __global const ulong *off,
-                              __global const uint *nd, __global limb_t *r, uint n)
+/* Row `inst` has nd digits from p; limb j is bits [32j, 32j+32), which start in digit 32j/30
+   and reach at most two digits further. */
+inline limb_t limb_of(__global const uint *p, ulong nd, ulong j)
+{
+    const ulong bit = j * 32u, i = bit / DIGIT_BITS;
+    ulong w = 0;
+    if (i < nd) w = p[i];
+    if (i + 1 < nd) w |= (ulong)p[i + 1] << DIGIT_BITS;
+    if (i + 2 < nd) w |= (ulong)p[i + 2] << (2 * DIGIT_BITS);
+    return (limb_t)(w >> (uint)(bit % DIGIT_BITS));
+}
+
+/* n rows whose digits lie in d one after the other; after them, at d + meta, each row's digit
+   count (n words) and its start in d (n low words, then n high words): one upload. */
+__kernel void digits_to_limbs(__global const uint *d, ulong meta, __global limb_t *r, uint n)
 {
     const size_t gid = get_global_id(0);
     if (gid >= (size_t)n * ${M}u) return;
     const size_t inst = gid / ${M}u;
-    const ulong bit = (ulong)(gid % ${M}u) * 32u, i = bit / DIGIT_BITS;
-    const ulong cnt = nd[inst];
-    __global const uint *p = d + off[inst];
-    ulong w = 0;
-    if (i < cnt) w = p[i];
-    if (i + 1 < cnt) w |= (ulong)p[i + 1] << DIGIT_BITS;
-    if (i + 2 < cnt) w |= (ulong)p[i + 2] << (2 * DIGIT_BITS);
-    r[gid] = (limb_t)(w >> (uint)(bit % DIGIT_BITS));
+    __global const uint *mt = d + meta;
+    const ulong off = (ulong)mt[n + inst] | ((ulong)mt[2 * n + inst] << 32);
+    r[gid] = limb_of(d + off, mt[inst], gid % ${M}u);
+}
+
+/* One row of nd digits at d (a single int: its count needs no upload). */
+__kernel void digit_row_to_limbs(__global const uint *d, ulong nd, __global limb_t *r)
+{
+    const size_t gid = get_global_id(0);
+    if (gid < ${M}u) r[gid] = limb_of(d, nd, gid);
 }
 % elif KERNEL == "limbs_to_digits":
 /* Row inst of r gets the ${ND} digits of row inst of a (m limbs, stride sa). */

@@ -48,7 +48,10 @@ def test_array_round_trip(rng, bits):
     assert a[3:8].tolist() == vals[3:8]
 
 
-@pytest.mark.parametrize("vals", [[0], [1], [2 ** 70], [(1 << FAST) - 1]])
+# one value's digits are read whole and its top zero digits trimmed on the host (in blocks of
+# 64): values whose top digit sits at and around a block's edge
+@pytest.mark.parametrize("vals", [[0], [1], [2 ** 70], [(1 << FAST) - 1], [2 ** (30 * 63)],
+                                  [2 ** (30 * 64) + 7], [2 ** (30 * 65 - 1)]])
 def test_single_small_values_in_a_large_capacity(vals):
     a = clbig.array(vals, bits=8 * FAST + 3)   # the bit length scans down many limbs
     assert a.tolist() == vals
