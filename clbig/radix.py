@@ -2,7 +2,7 @@
 
 The digits of each int go up as they are (clbig/pyint.py) and the device cuts them into limbs;
 results come back as digits, written into new ints sized by the device's bit length (one row:
-all its digits in one read, trimmed on the host).
+its bit length and all its digits in one round trip).
 Used by clbig.array and BigIntArray.tolist for values of at least FAST_BITS bits, where it
 runs at the speed of the transfers instead of int.to_bytes' ~1 GB/s.
 """
@@ -58,12 +58,16 @@ def upload(ctx, vals: list, m: int) -> cla.Array:
 
 def bit_lengths(ctx, data: cla.Array) -> np.ndarray:
     """The bit length of every row of an (n, m) limb array, computed on the device."""
+    return _bit_lengths(ctx, data).get(queue=ctx.queue)
+
+
+def _bit_lengths(ctx, data: cla.Array) -> cla.Array:
     n, m = data.shape
     wg = min(256, ctx.max_items)
     krn = kernel(ctx, "radix.cl.mako", "bit_length", work_group=wg, KERNEL="bit_length", M=m, ND=0, WG=wg)
     out = ctx.empty((n,), np.uint64)
     launch(ctx, krn, n, wg, data.data, np.uint64(data.strides[0] // 4), out.data)
-    return out.get(queue=ctx.queue)
+    return out
 
 
 def download(ctx, data: cla.Array) -> list[int]:
@@ -95,14 +99,15 @@ def _digits(ctx, data: cla.Array, nd: int) -> cla.Array:
 
 
 def _download_one(ctx, data: cla.Array) -> int:
-    """One row as an int, by one read of all its digits (issue 14: a bit-length read first
-    would add a round trip); the top zero digits are trimmed on the host."""
+    """One row as an int from one round trip (issue 14: reading the bit length first and then
+    the digits took two): its bit length and all its digits are computed, both reads are
+    queued, and the second (blocking) one returns when both are done (an in-order queue)."""
     nd = pyint.ndigits(32 * data.shape[1])
-    host = _digits(ctx, data, nd).get(queue=ctx.queue)[0]
-    top = nd
-    while top and not host[top - 1]:     # a result's top digits are rarely zero for long:
-        if top > 64 and not host[top - 64:top].any():   # skip zero blocks in numpy
-            top -= 64
-        else:
-            top -= 1
+    bits_d = _bit_lengths(ctx, data)
+    digits = _digits(ctx, data, nd)
+    bits = np.empty(1, np.uint64)
+    ev = cl.enqueue_copy(ctx.queue, bits, bits_d.data, is_blocking=False)
+    host = digits.get(queue=ctx.queue)[0]
+    ev.wait()
+    top = pyint.ndigits(int(bits[0]))
     return pyint.from_digits(host[:top]) if top else 0

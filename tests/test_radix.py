@@ -48,8 +48,8 @@ def test_array_round_trip(rng, bits):
     assert a[3:8].tolist() == vals[3:8]
 
 
-# one value's digits are read whole and its top zero digits trimmed on the host (in blocks of
-# 64): values whose top digit sits at and around a block's edge
+# one value comes back from one round trip (its bit length and all its digits): values whose
+# top digit sits far below the capacity and around 64-digit edges
 @pytest.mark.parametrize("vals", [[0], [1], [2 ** 70], [(1 << FAST) - 1], [2 ** (30 * 63)],
                                   [2 ** (30 * 64) + 7], [2 ** (30 * 65 - 1)]])
 def test_single_small_values_in_a_large_capacity(vals):
