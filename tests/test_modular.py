@@ -296,7 +296,8 @@ def test_local_operand_defaults(ctx, monkeypatch):
 
 # -- operands staged once per work-group: one modulus, one exponent (clbig.mont._staged) ------
 # coop: the modulus staged only where asked (the default stages it for one item per instance)
-STAGE_SHAPES = {"one item": {}, "coop": {"CLBIG_MONT_ONE": "1", "CLBIG_MONT_Q": "8", "CLBIG_MONT_MSHARED": "1"}}
+# "one item" also on GPUs, which spread a batch this small over several items (CLBIG_MONT_FILL)
+STAGE_SHAPES = {"one item": {"CLBIG_MONT_FILL": "0"}, "coop": {"CLBIG_MONT_ONE": "1", "CLBIG_MONT_Q": "8", "CLBIG_MONT_MSHARED": "1"}}
 
 
 def _record_staging(monkeypatch):
