@@ -98,3 +98,14 @@ def test_bad_input_still_named(rng):
         clbig.add_fixed([x, -x], 0)                    # the unsigned calls name a negative
     with pytest.raises(OverflowError, match="element 0"):
         clbig.array([x << 10], bits=2 * FAST)
+
+
+@pytest.mark.parametrize("vals", [[0], [1], [2 ** 70], [(1 << (3 * FAST)) - 1]])
+def test_single_values_by_bit_length_first(vals, monkeypatch):
+    """Large single results read their bit length first and their digits straight into the
+    int (radix.ONE_READ_DIGITS: here every size)."""
+    from clbig import radix
+    monkeypatch.setattr(radix, "ONE_READ_DIGITS", 0)
+    a = clbig.array(vals, bits=8 * FAST + 3)
+    assert a.tolist() == vals
+    assert (a * a).tolist() == [v * v for v in vals]
