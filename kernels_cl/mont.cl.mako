@@ -33,10 +33,7 @@
 <%namespace file="blocks/common.mako" import="header"/>
 <%namespace file="blocks/arith.mako" import="carry_op_defs"/>
 <%namespace file="blocks/mont.mako" import="mont_defs, mont_mul, mont_sqr"/>
-<%!
-    def at(x, j):   # as in blocks/mont.mako: a private array, or "@F" a macro F(j)
-        return "%s(%du)" % (x[1:], j) if x.startswith("@") else "%s[%d]" % (x, j)
-%>
+<%! from clbig.tmpl import at %>
 <%
     assert NP == C * Q and XLD == NP + 1   # XLD: one spare word per row, so the items of C = 1 read distinct banks
     assert not SQR or (C == 1 and not POW2 and KERNEL == "powmod")   # mont_sqr: one item, a modulus

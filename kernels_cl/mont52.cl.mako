@@ -14,12 +14,11 @@
 ## there too instead of registers (for N beyond what the registers hold beside y and the
 ## accumulators: clbig.mont52.REG_MAX).
 <%namespace file="blocks/mont52.mako" import="mont52_defs, digit_rt_defs, window_digit_defs, load_digits, store_limbs, mont52_mul, mont52_sqr, reduce"/>
+<%! from clbig.tmpl import at %>
 <%
     TW = 1 << W if KERNEL == "powmod" else 0
     NWIN = (ME * 32 + W - 1) // W if KERNEL == "powmod" else 0
     MM = "@MS" if MSH else "@ML" if MLOC else "mm"
-    def at(x, j):
-        return "%s(%du)" % (x[1:], j) if x.startswith("@") else "%s[%d]" % (x, j)
     def glob(name, stride, M):   # row `row`: the instance's, or row 0 for a padding item (MSH)
         return lambda w: "%s[(size_t)row * %s + %du]" % (name, stride, w) if w < M else "0u"
 %>

@@ -21,12 +21,7 @@
 ## double-buffered by the iteration's parity.
 <%namespace file="arith.mako" import="add_chunk, apply_carry"/>
 <%namespace file="scan.mako" import="seg_scan"/>
-<%!
-    def at(x, j):
-        """Limb j of operand x: a private array "x", or "@F" an accessor macro F(j) (an
-        operand kept in local memory, MLOC / BLOC)."""
-        return "%s(%du)" % (x[1:], j) if x.startswith("@") else "%s[%d]" % (x, j)
-%>
+<%! from clbig.tmpl import at %>
 
 <%def name="mont_defs()">
 /* -m0^-1 mod 2^32 for odd m0: each Newton step doubles the correct low bits (3 -> 48). */

@@ -18,6 +18,7 @@
 ## own and two 64-bit integer adds, with no chain. Double-precision hardware is required
 ## (cl_khr_fp64); clbig.mont52 checks the device.
 <%!
+    from clbig.tmpl import at
     D = 51
     M_D = (1 << 51) - 1
     E52 = 1075 << 52                  # bit pattern of 2^52 (a digit v is as_double(E52 | v) - 2^52)
@@ -25,9 +26,6 @@
     LO = E52 + (1 << 51)              # bias of one lo term
     BL, BH = 2 * LO, 2 * E103         # a column's bias per row: two lo terms, two hi terms
     MASK64 = (1 << 64) - 1
-
-    def at(x, j):
-        return "%s(%du)" % (x[1:], j) if x.startswith("@") else "%s[%d]" % (x, j)
 
     def u64(v):
         return "0x%016xul" % (v & MASK64)
