@@ -53,3 +53,20 @@ def test_poison_fills_fresh_buffers(monkeypatch):
         assert (a * a).tolist() == [(2 ** 95 - 1) ** 2, 25, 0]
     monkeypatch.setenv("CLBIG_POISON", "0")
     assert not clbig.Context().poison
+
+
+@pytest.mark.parametrize("shape", [5, (5,), (3, 4), (0,), (0, 7), (7, 0), (2, 3, 4), np.int64(6), (np.int64(2), 3)])
+@pytest.mark.parametrize("dtype", [np.uint32, np.uint8, np.uint64])
+def test_empty_matches_pyopencl(ctx, shape, dtype):
+    """Context.empty (pyopencl's fast constructor where the shape is Python ints) makes the
+    array cla.empty makes: shape, dtype, strides, size, bytes, queue and context."""
+    import pyopencl.array as cla
+    got = ctx.empty(shape, dtype)
+    want = cla.empty(ctx.queue, shape, dtype, allocator=ctx.allocator)
+    for attr in ("shape", "dtype", "strides", "size", "nbytes", "offset"):
+        assert getattr(got, attr) == getattr(want, attr), attr
+    assert got.queue is ctx.queue and got.context == ctx.cl_context and got.flags.c_contiguous
+    if got.size:
+        host = np.arange(got.size, dtype=dtype).reshape(got.shape)
+        got.set(host, queue=ctx.queue)
+        assert (got.get(queue=ctx.queue) == host).all()
