@@ -163,6 +163,8 @@ def _cap_registers(ctx, prg: cl.Program, regs: int) -> cl.Program:
     was (H200, 2026-11-25), but .maxnreg in the PTX holds. Any failure keeps prg."""
     try:
         binary = prg.get_info(cl.program_info.BINARIES)[0]
+        if b".version" not in binary[:4096] or b".target" not in binary[:4096]:
+            return prg   # not PTX (PoCL's, Intel's, AMD's binaries)
         ptx = ptx_with_maxnreg(binary.rstrip(b"\0").decode("ascii"), regs)
         if ptx is None:
             return prg
