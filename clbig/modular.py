@@ -206,6 +206,10 @@ def powmod(a, e, m):
         return _powmod_composed(a, e, M, n)
     a = _fit(a, M, fit)
     sa = 0 if (len(a) == 1 and n != 1) else a.m
+    if M.n == 1 and not M.odd[0]:
+        shared = _powmod_even_shared(ctx, a, sa, e, se, M, n)
+        if shared is not None:
+            return shared
     r2 = M.r2(rbits)
     out = K.powmod(ctx, pl, a.data.data, sa, a.m, e.data.data, se, e.m, M.m.data.data, sm, M.nm,
                    r2.data.data, sm, n)
@@ -235,6 +239,32 @@ def _powmod_even(ctx, out, a, e, M: Modulus, n: int):
         h = ((r2 - r1) * int(gmpy2.invert(o, t))) % t if k else 0
         vals.append(r1 + o * h)
     return _patch(ctx, out, idx, vals, M.bits)
+
+
+def _powmod_even_shared(ctx, a, sa: int, e, se: int, M: Modulus, n: int):
+    """a^e mod m for one even modulus m = 2^k m_o shared by the batch, all on the device: x1 =
+    a^e mod m_o (Montgomery), x2 = a^e mod 2^k (the power-of-two kernel), joined by the CRT as
+    x1 + m_o ((x2 - x1) m_o^-1 mod 2^k) in batch operations. (The per-row path below joins on
+    the host, one Python int at a time: fine for a few even rows, not for a whole batch.)
+    None where the power-of-two kernel has no plan (the caller's per-row path then runs)."""
+    m = M.values()[0]
+    k = (m & -m).bit_length() - 1
+    mo = m >> k
+    nm2 = -(-k // 32)
+    pl = mont.plan(ctx, nm2, n, pow2=True)
+    if pl is None:
+        return None
+    mask = (1 << k) - 1
+    x2 = BigIntArray(ctx, mont.powmod(ctx, pl, a.data.data, sa, min(a.m, pl["NP"]), e.data.data, se,
+                                      e.m, None, 0, nm2, None, 0, n, pow2=True), 32 * nm2) & mask
+    if mo == 1:
+        res = x2
+    else:
+        x1 = powmod(a, e, mo)
+        d = ((x2 + (mask + 1)) - (x1 & mask)) & mask          # (x2 - x1) mod 2^k, non-negative
+        res = x1 + ((d * int(gmpy2.invert(mo, mask + 1))) & mask) * mo
+    out, _ = ops.add_fixed(res, 0, bits=M.bits)                # m's capacity; res < m
+    return out
 
 
 def _powmod_composed(a, e, M: Modulus, n: int):
@@ -276,7 +306,7 @@ def mulmod(a, b, m):
     if n == 0:
         return BigIntArray(ctx, ctx.empty((0, M.nm)), M.bits)
     K, pl, fit, rbits = _kernel(ctx, M, n)
-    if pl is None:
+    if pl is None or (M.n == 1 and not M.odd[0]):   # one even modulus: every row by mul and mod
         return _mulmod_composed(a, b, M, n)
     a, b = _fit(a, M, fit), _fit(b, M, fit)
     n, (sa, sb, sm) = _broadcast(a, b, M.m)

@@ -164,6 +164,25 @@ def test_even_moduli(kernel, rng):
                  "mulmod even moduli")
 
 
+@KERNELS
+@pytest.mark.parametrize("m", [2, 4, 2 ** 31, 2 ** 32, 2 ** 33, 2 ** 1000, 6, 3 * 2 ** 40,
+                               (2 ** 521 - 1) << 7, (2 ** 100 + 3) << 64, mask(1023) << 1])
+def test_one_even_modulus_for_the_batch(kernel, rng, m):
+    """One even modulus for the whole batch (the device's CRT of m_o and 2^k, and mul then mod
+    for mulmod): a = 0, 1, m - 1, m, 2m + 5, negative, wider than m; e = 0, 1, 2, long; each
+    operand broadcast; a Modulus object; the capacity is m's."""
+    n = 11
+    av = [0, 1, m - 1, m, 2 * m + 5, -7] + [rng.getrandbits(m.bit_length() + 3) for _ in range(n - 6)]
+    ev = [0, 1, 2, rng.getrandbits(200), 5, 3] + [rng.getrandbits(70) for _ in range(n - 6)]
+    M = modular.Modulus(m)
+    got = modular.powmod(av, ev, M)
+    assert got.bits == M.bits and got.to_limbs().shape == (n, M.nm)
+    check_values(got.tolist(), [pow(a, x, m) for a, x in zip(av, ev)], f"powmod one even m={m:#x}", (av, ev))
+    check_values(modular.powmod(av[4], ev, m).tolist(), [pow(av[4], x, m) for x in ev], "even m, a broadcast")
+    check_values(modular.powmod(av, 65537, m).tolist(), [pow(a, 65537, m) for a in av], "even m, e broadcast")
+    check_values(modular.mulmod(av, ev, m).tolist(), [a * x % m for a, x in zip(av, ev)], "mulmod one even m")
+
+
 def test_cooperative_shape_small(rng, monkeypatch):
     """C items of Q limbs forced on small moduli: the one-barrier iteration, carry and borrow
     scans, padding instances, per-instance and shared exponents, the pow2 kernel."""
