@@ -61,7 +61,7 @@ class Modulus:
                 bad = ops.compare(arr, 0, test)
                 if bad.any():
                     raise ValueError(why.format(int(np.argmax(bad))))
-            self.m, self.ctx, self._host, self._r2, self._even = arr, ctx, None, {}, None
+            self.m, self.ctx, self._host, self._r2, self._even, self._odd_part = arr, ctx, None, {}, None, None
             self.n, self.bits, self.nm = len(arr), arr.bits, arr.m
             self.odd = (arr.to_limbs(magnitude=True)[:, 0] & 1).astype(bool)
             return
@@ -84,6 +84,7 @@ class Modulus:
         self.n, self.bits, self.nm = len(arr), arr.bits, arr.m
         self._r2 = {}          # log2 R -> R^2 mod m (BigIntArray)
         self._even = None
+        self._odd_part = None
 
     def __len__(self):
         return self.n
@@ -121,6 +122,14 @@ class Modulus:
                 s.append(k)
             self._even = (rows, mo, s)
         return self._even
+
+    def odd_part(self):
+        """(k, Modulus of m_o) for one even modulus m = 2^k m_o (n == 1), kept: repeated
+        powmods with this Modulus pay m_o's R^2 once."""
+        if self._odd_part is None:
+            rows, mo, s = self.even_split()
+            self._odd_part = (s[0], Modulus(mo[0], self.ctx))
+        return self._odd_part
 
 
 def _broadcast(*arrs):
@@ -247,9 +256,8 @@ def _powmod_even_shared(ctx, a, sa: int, e, se: int, M: Modulus, n: int):
     x1 + m_o ((x2 - x1) m_o^-1 mod 2^k) in batch operations. (The per-row path below joins on
     the host, one Python int at a time: fine for a few even rows, not for a whole batch.)
     None where the power-of-two kernel has no plan (the caller's per-row path then runs)."""
-    m = M.values()[0]
-    k = (m & -m).bit_length() - 1
-    mo = m >> k
+    k, Mo = M.odd_part()
+    mo = Mo.values()[0]
     nm2 = -(-k // 32)
     pl = mont.plan(ctx, nm2, n, pow2=True)
     if pl is None:
@@ -260,7 +268,7 @@ def _powmod_even_shared(ctx, a, sa: int, e, se: int, M: Modulus, n: int):
     if mo == 1:
         res = x2
     else:
-        x1 = powmod(a, e, mo)
+        x1 = powmod(a, e, Mo)
         d = ((x2 + (mask + 1)) - (x1 & mask)) & mask          # (x2 - x1) mod 2^k, non-negative
         res = x1 + ((d * int(gmpy2.invert(mo, mask + 1))) & mask) * mo
     out, _ = ops.add_fixed(res, 0, bits=M.bits)                # m's capacity; res < m
