@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import functools
+import math
 import numbers
 import os
 import sys
@@ -12,6 +13,7 @@ import numpy as np
 import pyopencl as cl
 import pyopencl.array as cla
 import pyopencl.tools as cl_tools
+from pyopencl.compyte.array import c_contiguous_strides
 
 
 @dataclass(frozen=True)
@@ -387,7 +389,7 @@ class Context(Current):
     def zeros(self, shape, dtype=np.uint32) -> cla.Array:
         """A zeroed device array from the pool, by the runtime's buffer fill (pyopencl's
         cla.zeros launches a cached kernel object of its own, outside clbig's launch lock)."""
-        arr = cla.empty(self.queue, shape, dtype, allocator=self.allocator)
+        arr = _fast_empty(self, shape, dtype)
         if arr.nbytes:
             arr.add_event(cl.enqueue_fill_buffer(self.queue, arr.data, np.uint8(0), 0, arr.nbytes))
         return arr
@@ -430,25 +432,13 @@ def _fast_empty(ctx: "Context", shape, dtype) -> cla.Array:
     dt = np.dtype(dtype)
     shp = (shape,) if type(shape) is int else shape
     if _FAST_OK and type(shp) is tuple and all(type(d) is int and d >= 0 for d in shp):
-        size = 1
-        for d in shp:
-            size *= d
         try:
-            return cla.Array(None, shp, dt, allocator=ctx.allocator, strides=_c_strides(shp, dt.itemsize),
-                             _fast=True, _size=size, _context=ctx.cl_context, _queue=ctx.queue)
+            return cla.Array(None, shp, dt, allocator=ctx.allocator,
+                             strides=c_contiguous_strides(dt.itemsize, shp), _fast=True,
+                             _size=math.prod(shp), _context=ctx.cl_context, _queue=ctx.queue)
         except TypeError:
             _FAST_OK = False
     return cla.empty(ctx.queue, shape, dtype, allocator=ctx.allocator)
-
-
-def _c_strides(shape: tuple, itemsize: int) -> tuple:
-    """C-order strides as pyopencl computes them (a zero-length dimension counts as 1)."""
-    if not shape:
-        return ()
-    st = [itemsize]
-    for d in shape[:0:-1]:
-        st.append(st[-1] * max(1, d))
-    return tuple(st[::-1])
 
 
 _FAST_OK = True

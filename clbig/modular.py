@@ -313,8 +313,10 @@ def mulmod(a, b, m):
     n, _ = _broadcast(a, b, M.m)
     if n == 0:
         return BigIntArray(ctx, ctx.empty((0, M.nm)), M.bits)
+    if M.n == 1 and not M.odd[0]:   # one even modulus: every row by mul and mod
+        return _mulmod_composed(a, b, M, n)
     K, pl, fit, rbits = _kernel(ctx, M, n)
-    if pl is None or (M.n == 1 and not M.odd[0]):   # one even modulus: every row by mul and mod
+    if pl is None:
         return _mulmod_composed(a, b, M, n)
     a, b = _fit(a, M, fit), _fit(b, M, fit)
     n, (sa, sb, sm) = _broadcast(a, b, M.m)
