@@ -1,6 +1,8 @@
 """Device-side timing: `with clbig.profile() as p: ...` records every kernel clbig launches in
 this thread (and in the threads that run its pieces on several devices) and reports their
-device time from OpenCL profiling events (host overhead and transfers excluded)."""
+device time from OpenCL profiling events (host overhead and transfers excluded). Inside one,
+this thread's commands go to its context's profiling queue; outside, to a plain one, since
+profiling events double the host time of every launch on NVIDIA's OpenCL (clbig.devices)."""
 from __future__ import annotations
 
 import contextlib
@@ -43,6 +45,11 @@ class Profile:
 
 def profile() -> Profile:
     return Profile()
+
+
+def recording() -> bool:
+    """Whether this thread is inside a profile (its launches then go to a profiling queue)."""
+    return bool(getattr(_local, "stack", None))
 
 
 def record(event):

@@ -14,7 +14,6 @@ false and callers use to_bytes/from_bytes.
 """
 from __future__ import annotations
 
-import ctypes
 import os
 import sys
 
@@ -29,15 +28,24 @@ def ndigits(bits: int) -> int:
     return -(-bits // DIGIT_BITS)
 
 
-def _view(x: int, nd: int) -> np.ndarray:
-    ptr = ctypes.cast(id(x) + _OFFSET, ctypes.POINTER(ctypes.c_uint32))
-    return np.ctypeslib.as_array(ptr, shape=(nd,))
+class _Digits:
+    """An int's digits as numpy sees them; the array made from it keeps it (as its base), and
+    so the int, alive: a non-blocking upload holds the array until the copy is done."""
+
+    def __init__(self, x: int, nd: int, writable: bool):
+        self.x = x
+        self.__array_interface__ = {"shape": (nd,), "typestr": "<u4", "version": 3,
+                                    "data": (id(x) + _OFFSET, not writable)}
+
+
+def _view(x: int, nd: int, writable: bool = True) -> np.ndarray:
+    return np.asarray(_Digits(x, nd, writable))
 
 
 def digits(x: int) -> np.ndarray:
-    """The base-2^30 digits of x > 0 (least significant first), a view into x itself: x must
-    stay alive while the view is used, and the view must not be written to."""
-    return _view(x, ndigits(x.bit_length()))
+    """The base-2^30 digits of x > 0 (least significant first), a read-only view into x
+    itself that keeps x alive."""
+    return _view(x, ndigits(x.bit_length()), writable=False)
 
 
 def blank(nd: int) -> tuple[int, np.ndarray]:

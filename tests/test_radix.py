@@ -109,3 +109,28 @@ def test_single_values_by_bit_length_first(vals, monkeypatch):
     a = clbig.array(vals, bits=8 * FAST + 3)
     assert a.tolist() == vals
     assert (a * a).tolist() == [v * v for v in vals]
+
+
+def test_digit_view_keeps_its_int():
+    """A digit view holds its int: the upload of one int does not block, and the int may be
+    the caller's temporary, gone before the copy runs."""
+    import gc
+    x = (1 << 300000) - 12345
+    want = np.array(pyint.digits(x))
+    view = pyint.digits(x)
+    del x
+    gc.collect()
+    junk = [(1 << 300000) - k for k in range(50)]   # reuse any freed memory
+    assert np.array_equal(view, want) and len(junk) == 50
+    assert not view.flags.writeable
+
+
+def test_uploads_of_temporaries(rng):
+    """Operands made, uploaded and dropped at once; the copies may still be queued."""
+    seeds = [rng.getrandbits(64) for _ in range(6)]
+    arrs = [clbig.array([(s << 400000) + k]) for k, s in enumerate(seeds)]   # the ints die here
+    arrs += [clbig.array([(s << 70000) + k, s], bits=70064) for k, s in enumerate(seeds)]
+    junk = [(1 << 400000) - k for k in range(40)]
+    assert [a.tolist() for a in arrs[:6]] == [[(s << 400000) + k] for k, s in enumerate(seeds)]
+    assert [a.tolist() for a in arrs[6:]] == [[(s << 70000) + k, s] for k, s in enumerate(seeds)]
+    assert len(junk) == 40

@@ -200,3 +200,58 @@ def test_threads_same_kernel(ctx):
     _in_threads(work)
     assert len(bad) == THREADS * 60 * SCALE
     assert sum(bad) == 0, f"{sum(bad)} of {len(bad)} squares wrong"
+
+
+def test_threads_profiled_and_plain(ctx):
+    """Half the threads inside clbig.profile() (the context's profiling queue), half outside
+    (its plain queue), sharing the context and its buffer pool: a command on one queue must
+    still run after everything enqueued before it on the other."""
+    errors = []
+
+    def work(t):
+        if t % 2:
+            with clbig.profile() as p:
+                _run(f"{BASE_SEED}:timed{t}", ctx, THREAD_OPS, errors)
+            if not p.kernels:
+                errors.append(f"thread {t}: its profile recorded no kernel")
+        else:
+            _run(f"{BASE_SEED}:plain{t}", ctx, THREAD_OPS, errors)
+    _in_threads(work)
+    assert not errors, f"{len(errors)} thread(s) failed; first: {errors[0]}"
+
+
+def test_results_cross_between_profiled_and_plain(ctx):
+    """Results handed on before their kernels ran: products made inside a profile and summed
+    outside it, by another thread and by the same one, with no finish in between."""
+    import queue
+    rng = random.Random(f"{BASE_SEED}:handoff")
+    rounds = 12 * SCALE
+    vals = [([rand_value(rng, 4096) for _ in range(33)], [rand_value(rng, 4096) for _ in range(33)])
+            for _ in range(rounds)]
+    handed, bad = queue.Queue(), []
+
+    def producer():
+        with clbig.profile():
+            for i, (x, y) in enumerate(vals):
+                handed.put((i, clbig.array(x) * clbig.array(y)))
+
+    def consumer():
+        for _ in range(rounds):
+            i, c = handed.get()
+            x, y = vals[i]
+            if (c + 1).tolist() != [a * b + 1 for a, b in zip(x, y)]:
+                bad.append(f"round {i}, across threads")
+    ts = [threading.Thread(target=producer), threading.Thread(target=consumer)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    for i, (x, y) in enumerate(vals):   # one thread, in and out of a profile
+        with clbig.profile():
+            c = clbig.array(x) * clbig.array(y)
+        d = c * c
+        with clbig.profile():
+            e = d + c
+        if e.tolist() != [(a * b) ** 2 + a * b for a, b in zip(x, y)]:
+            bad.append(f"round {i}, one thread")
+    assert not bad, bad

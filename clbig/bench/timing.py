@@ -28,7 +28,8 @@ GMPY2_SAMPLE_BITS = 1 << 26
 # -- timing ---------------------------------------------------------------------------------
 def copy_bandwidth(ctx, nbytes: int, reps: int = DEFAULT_REPS) -> dict:
     """Device-to-device buffer copy, timed by profiling events; bytes read + written."""
-    q = ctx.queue
+    with clbig.profile():   # the context's profiling queue
+        q = ctx.queue
     mf = cl.mem_flags
     src = cl.Buffer(ctx.cl_context, mf.READ_WRITE, nbytes)
     dst = cl.Buffer(ctx.cl_context, mf.READ_WRITE, nbytes)
