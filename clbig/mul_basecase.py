@@ -10,7 +10,7 @@ import os
 
 import numpy as np
 
-from . import add_n
+from . import add_n, mul_fp64
 from . import plan as P
 from .render import DoesNotFit, kernel, largest_fitting, launch
 
@@ -109,6 +109,9 @@ def mul(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int):
     # sizes). Limbs with carry chains (ctx.carry) beat them everywhere: 29.1 against 34.8 ms at
     # 2^16, 57.4 against 72.0 at 2^17. CLBIG_MUL_RADIX=30 or 32 forces one (tests use it to
     # cover both at every size).
+    p52 = mul_fp64.plan(ctx, ma, mb, mr, n, square)
+    if p52 and mul_fp64.mul(ctx, p52, a, sa, b, sb, out, n, top):
+        return out
     radix = os.environ.get("CLBIG_MUL_RADIX", "auto")
     # a square's halved work beats the digits' faster multiply-adds
     if radix == "30" or (radix == "auto" and max(ma, mb, mr) >= 2048 and not square and not carry):

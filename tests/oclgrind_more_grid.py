@@ -10,8 +10,9 @@ on a real device returns whatever an earlier kernel left there. So every family 
   * result widths above the product's (a square of 31-bit values mod 2^1000: chunks far above
     the product) and below it,
   * single-group, several-group and multi-work-group launches (small_ctx: 4 work-items).
-Multiplication runs by each algorithm: classical (32-bit limbs; radix-2^30 digits,
-CLBIG_MUL_RADIX=30; the carry-chain bookkeeping in OpenCL C, CLBIG_CARRY=c), NTT and SSA.
+Multiplication runs by each algorithm: classical (32-bit limbs, CLBIG_MUL_RADIX=32; radix-2^30
+digits, =30; FP64 51-bit digits, =51, staged and on own rows; the carry-chain bookkeeping in
+OpenCL C, CLBIG_CARRY=c), NTT and SSA.
 Sizes are the smallest that reach each path: Oclgrind interprets every work-item.
 """
 from __future__ import annotations
@@ -124,6 +125,8 @@ def run(wide_ctx, small_ctx, guarded, check, values):
         with env(CLBIG_MUL_RADIX=30):
             guarded(f"grid mul digits {s}", products, wide_ctx, check, values, f"grid digits {s}", shape)
         guarded(f"grid mul carry-c {s}", products, carry_ctx, check, values, f"grid carry {s}", shape)
+        with env(CLBIG_MUL_RADIX=51, CLBIG_MUL52_STAGE=1, CLBIG_MUL52_XLOC=1):
+            guarded(f"grid mul fp64 staged {s}", products, wide_ctx, check, values, f"grid fp64 staged {s}", shape)
         if max(shape[:2]) <= 1000:      # Poly of 300-limb values: 30 s under Oclgrind
             guarded(f"grid fused {s}", fused, wide_ctx, check, values, f"grid fused {s}", shape)
     # multi-work-group launches (4-item groups)
@@ -131,6 +134,19 @@ def run(wide_ctx, small_ctx, guarded, check, values):
         s = "x".join(map(str, shape))
         guarded(f"grid add/compare small-wg {s}", addsub_compare, small_ctx, check, values, f"grid add small-wg {s}", shape)
         guarded(f"grid mul small-wg {s}", products, small_ctx, check, values, f"grid mul small-wg {s}", shape)
+        with env(CLBIG_MUL_RADIX=51, CLBIG_MUL52_STAGE=1, CLBIG_MUL52_XLOC=0):
+            guarded(f"grid mul fp64 staged small-wg {s}", products, small_ctx, check, values,
+                    f"grid fp64 staged small-wg {s}", shape)
+        with env(CLBIG_MUL_RADIX=51, CLBIG_MUL52_STAGE=0, CLBIG_MUL52_XLOC=1):
+            guarded(f"grid mul fp64 own rows small-wg {s}", products, small_ctx, check, values,
+                    f"grid fp64 own rows small-wg {s}", shape)
+        with env(CLBIG_MUL_RADIX=32):   # the int32 limbs, which the FP64 kernel displaces here
+            guarded(f"grid mul limbs small-wg {s}", products, small_ctx, check, values,
+                    f"grid limbs small-wg {s}", shape)
+    s = "x".join(map(str, SHAPES[4]))   # 5 rows on 4-item groups: two groups, one partly padding
+    with env(CLBIG_MUL_RADIX=51, CLBIG_MUL52_STAGE=1, CLBIG_MUL52_XLOC=1):
+        guarded(f"grid mul fp64 staged two groups {s}", products, small_ctx, check, values,
+                f"grid fp64 staged two groups {s}", SHAPES[4])
     for shape in SHAPES[:2]:
         s = "x".join(map(str, shape))
         # the NTT (10 s a shape under Oclgrind) on one: its transforms do not see which

@@ -115,7 +115,7 @@ def test_mul_large(rng):
     run_mul([(mask(bits), y)], bits, bits, f"mul {bits} bits")
 
 
-@pytest.mark.parametrize("radix", ["30", "32"])
+@pytest.mark.parametrize("radix", ["30", "32", "51"])
 @pytest.mark.parametrize("ma,mb", [(1, 1), (3, 7), (16, 16), (64, 33), (300, 300)])
 def test_both_radices_at_small_sizes(monkeypatch, radix, ma, mb):
     """Each multiplication kernel (32-bit limbs, radix-2^30 digits) normally serves only some
@@ -232,3 +232,36 @@ def test_carry_mode_checked(monkeypatch):
     monkeypatch.setenv("CLBIG_CARRY", "fast")
     with pytest.raises(ValueError, match="CLBIG_CARRY"):
         clbig.Context()
+
+
+@pytest.mark.parametrize("stage,xloc", [(0, 0), (0, 1), (1, 0), (1, 1)])
+def test_fp64_digit_products(monkeypatch, rng, stage, xloc):
+    """The FP64 kernel (mul_fp64: 51-bit digits, product scanning) in each of its variants:
+    staged rows or own rows, a's digits in registers or local memory; digit boundaries that
+    cut limbs everywhere, unequal and odd sizes, masked top limbs, broadcasting, batches of 1
+    and odd lengths, all-ones operands (every column's largest value)."""
+    from clbig import mul_fp64
+    if not mul_fp64.mont52.usable(clbig.Context()):
+        pytest.skip("the device has no correctly rounded FP64 fma")
+    monkeypatch.setenv("CLBIG_MUL_RADIX", "51")
+    monkeypatch.setenv("CLBIG_MUL52_STAGE", str(stage))
+    monkeypatch.setenv("CLBIG_MUL52_XLOC", str(xloc))
+    taken = []
+    real = mul_fp64.mul
+    monkeypatch.setattr(mul_fp64, "mul", lambda *a, **k: taken.append(real(*a, **k)) or taken[-1])
+    sizes = [(32, 32, 1), (33, 64, 5), (64, 33, 3), (51, 102, 7), (200, 1000, 5), (1000, 200, 1),
+             (512, 512, 9)]
+    if stage:   # the GPUs' variants at the largest size they take by default (fresh PoCL
+        sizes.append((1024, 1024, 3))   # builds of the unrolled kernel take seconds each)
+    for ba, bb, n in sizes:
+        pairs = mul_pairs(rng, ba, bb, n=n)
+        xs, ys = [p[0] for p in pairs], [p[1] for p in pairs]
+        a, b = clbig.array(xs, bits=ba), clbig.array(ys, bits=bb)
+        what = f"fp64 stage={stage} xloc={xloc} {ba}x{bb}"
+        check_values((a * b).tolist(), [x * y for x, y in pairs], what, (xs, ys))
+        for bits in (max(ba, bb), max(ba, bb) - 7, 31):
+            check_values(clbig.mul_low(a, b, bits).tolist(), [x * y & mask(bits) for x, y in pairs],
+                         f"{what} mul_low {bits}", (xs, ys))
+        one = clbig.array([ys[0]], bits=bb)   # broadcast: stride 0
+        check_values((a * one).tolist(), [x * ys[0] for x in xs], what + " broadcast", (xs,))
+    assert taken and all(taken), "the FP64 kernel did not run"
