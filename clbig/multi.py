@@ -31,8 +31,8 @@ import gmpy2
 import numpy as np
 
 from . import profiling
-from .array import (BigIntArray, checked_signed, from_limbs, limbs_as, limbs_for, limbs_to_ints,
-                    upload_values)
+from .array import (BigIntArray, check_out, checked_signed, from_limbs, limbs_as, limbs_for,
+                    limbs_to_ints, upload_values)
 from .devices import Context, Current, _stack, current_context
 
 _MPZ = type(gmpy2.mpz(0))
@@ -178,12 +178,14 @@ class SplitArray(BigIntArray):
             yield d, p, start, start + len(p)
             start += len(p)
 
-    def to_limbs(self, dtype=np.uint32, magnitude: bool = False) -> np.ndarray:
+    def to_limbs(self, dtype=np.uint32, magnitude: bool = False, out: np.ndarray | None = None) -> np.ndarray:
         # Every piece downloads straight into its rows of one array, all devices' copies
         # enqueued before any is waited for (no threads: this may run on a Devices' worker,
         # moving an operand). The former gather (a zeroed array, then each piece's own array
         # copied in, one device after the other) took as long as the transfers themselves.
-        host = np.empty((len(self), self.m), np.uint32)
+        if out is not None:
+            check_out(out, len(self), self.m, dtype)
+        host = np.empty((len(self), self.m), np.uint32) if out is None else out
         events = []
         for d, p, r0, r1 in self._ranges():
             dst = host[r0:r1]

@@ -61,6 +61,39 @@ def test_to_limbs_uint32(rng, bits):
     np.testing.assert_array_equal(got, limbs_of(vals, m))
 
 
+def test_to_limbs_into_out(rng):
+    """to_limbs(out=...) downloads into the caller's array and returns it; reused, it is
+    overwritten; a wrong shape, dtype, layout or type is refused before anything is written."""
+    vals = [rand_value(rng, 1000) for _ in range(7)] + [mask(1000), 0]
+    a = clbig.array(vals, bits=1000)
+    out = np.full((len(vals), a.m), 0xA5A5A5A5, np.uint32)
+    assert a.to_limbs(out=out) is out
+    np.testing.assert_array_equal(out, limbs_of(vals, a.m))
+    b = clbig.array(vals[::-1], bits=1000)
+    assert b.to_limbs(out=out) is out
+    np.testing.assert_array_equal(out, limbs_of(vals[::-1], a.m))
+    row = a[2:5]                                         # a view of some rows
+    part = np.zeros((3, a.m), np.uint32)
+    np.testing.assert_array_equal(row.to_limbs(out=part), limbs_of(vals[2:5], a.m))
+    keep = out.copy()
+    for bad, err in ((np.zeros((len(vals), a.m + 1), np.uint32), ValueError),
+                     (np.zeros((len(vals), a.m), np.uint64), ValueError),
+                     (np.zeros((a.m, len(vals)), np.uint32).T, ValueError),
+                     ([[0] * a.m] * len(vals), TypeError)):
+        with pytest.raises(err, match="to_limbs: out"):
+            a.to_limbs(out=bad)
+    with pytest.raises(TypeError, match="uint32"):
+        a.to_limbs(np.uint64, out=out)
+    np.testing.assert_array_equal(out, keep)
+    frozen = np.zeros((len(vals), a.m), np.uint32)
+    frozen.flags.writeable = False
+    with pytest.raises(ValueError, match="writable"):
+        a.to_limbs(out=frozen)
+    neg = clbig.array([-5, 6], bits=64)
+    with pytest.raises(ValueError, match="element 0 is negative"):
+        neg.to_limbs(out=np.zeros((2, 2), np.uint32))
+
+
 @pytest.mark.parametrize("bits", [32, 64, 96, 100, 1056])
 def test_to_limbs_uint64(rng, bits):
     """uint64 limbs pair the 32-bit limbs (odd counts padded with a zero high half)."""

@@ -326,3 +326,17 @@ def test_stream_host_limbs(ctx, rng):
         stream.host(limbs, bits=2047, ctx=capped)
     with pytest.raises(TypeError, match="one Context"):
         stream.host(limbs, ctx=clbig.Context([ctx, ctx]))
+
+
+def test_split_to_limbs_into_out(two, rng):
+    """A split array's pieces download straight into the caller's array."""
+    import numpy as np
+    xs = _vals(rng, 30, 300)
+    with two:
+        a = clbig.array(xs, bits=300)
+    assert len(a.placement) == 2
+    out = np.full((30, a.m), 7, np.uint32)
+    assert a.to_limbs(out=out) is out
+    assert clbig.from_limbs(out, bits=300).tolist() == xs
+    with pytest.raises(ValueError, match="to_limbs: out"):
+        a.to_limbs(out=np.zeros((29, a.m), np.uint32))
