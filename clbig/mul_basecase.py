@@ -103,15 +103,16 @@ def mul(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int):
     # one 2^15-bit product: 0.075 against 0.110 ms; bench/results/classical-carry-h100-*.log).
     carry = ctx.carry if ctx.carry_always or not P.few(ctx, n) else ""
     common = dict(MA=ma, MB=mb, MR=mr, TOP_MASK=top, SQUARE=square, CARRY=carry)
+    # Small batches in FP64 digits where the device has fast double precision (mul_fp64).
+    p52 = mul_fp64.plan(ctx, ma, mb, mr, n, square)
+    if p52 and mul_fp64.mul(ctx, p52, a, sa, b, sb, out, n, top):
+        return out
     # Radix-2^30 digits (one wide multiply-add per term, no carries) beat 32-bit limbs from
     # 2^16 bits where limbs take a 64-bit add per term (H100: 34.8 against 41.4 ms for the
     # 2^32-bit batch) and lose below (2.5 against 1.1 ms at 2^9: conversions dominate small
     # sizes). Limbs with carry chains (ctx.carry) beat them everywhere: 29.1 against 34.8 ms at
     # 2^16, 57.4 against 72.0 at 2^17. CLBIG_MUL_RADIX=30 or 32 forces one (tests use it to
     # cover both at every size).
-    p52 = mul_fp64.plan(ctx, ma, mb, mr, n, square)
-    if p52 and mul_fp64.mul(ctx, p52, a, sa, b, sb, out, n, top):
-        return out
     radix = os.environ.get("CLBIG_MUL_RADIX", "auto")
     # a square's halved work beats the digits' faster multiply-adds
     if radix == "30" or (radix == "auto" and max(ma, mb, mr) >= 2048 and not square and not carry):

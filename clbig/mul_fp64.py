@@ -11,7 +11,8 @@ H200, 2^32-bit batches, µs (int32 classical against this):
 and on PoCL (this 2-core Zen 5, 2^27-bit batches) 3-5.6x at 2^9 and 2^10, slower from 2^11.
 mul_basecase asks `plan` first; None leaves the product to the int32 kernels. Squares stay
 there too (their kernels take each cross product once). CLBIG_MUL_RADIX=51 takes this path
-wherever it can run (up to FORCED_MAX_DIGITS), =30 or =32 never (tests force each radix at every size).
+wherever it can run (up to FORCED_MAX_DIGITS), =30 or =32 never (tests force each radix at
+every size).
 """
 from __future__ import annotations
 
@@ -21,9 +22,9 @@ import numpy as np
 
 from . import mont52
 from . import plan as P
-from .render import DoesNotFit, kernel, launch
+from .render import DoesNotFit, kernel, launch, memoized
 
-D = 51
+D = mont52.D
 MAX_DIGITS = 42
 FORCED_MAX_DIGITS = 96   # CLBIG_MUL_RADIX=51 stops here too
 # One item per instance: a GPU needs this many instances per compute unit to hide latency
@@ -35,12 +36,22 @@ def _digits(m: int) -> int:
     return P.ceil_div(32 * m, D)
 
 
+def _device(ctx) -> tuple[bool, bool, int]:
+    """(exact FP64 fma, fast FP64, compute units): device queries, once per context (plan runs
+    for every classical product, Newton's steps included)."""
+    return memoized(ctx, ("mul_fp64.device",), lambda: (
+        mont52.usable(ctx), mont52.fast_fp64(ctx), int(ctx.device.max_compute_units)))
+
+
 def plan(ctx, ma: int, mb: int, mr: int, n: int, square: bool) -> dict | None:
     """The template parameters for (a * b) mod 2^(32 mr), or None where the int32 kernels
     should run it."""
     radix = os.environ.get("CLBIG_MUL_RADIX", "auto").strip()
     force = radix == "51"
-    if radix not in ("auto", "51") or (square and not force) or not mont52.usable(ctx):
+    if radix not in ("auto", "51") or (square and not force):
+        return None
+    exact, fast, units = _device(ctx)
+    if not exact:
         return None
     ma, mb = min(ma, mr), min(mb, mr)   # limbs past mr do not reach the result
     na, nb = _digits(ma), _digits(mb)
@@ -48,9 +59,7 @@ def plan(ctx, ma: int, mb: int, mr: int, n: int, square: bool) -> dict | None:
     if na + nb > FORCED_MAX_DIGITS:   # unrolled code grows as na * nb: compile times of minutes
         return None
     if not force:
-        if na + nb > MAX_DIGITS or not mont52.fast_fp64(ctx):
-            return None
-        if gpu and n < GPU_ROWS_PER_CU * int(ctx.device.max_compute_units):
+        if na + nb > MAX_DIGITS or not fast or (gpu and n < GPU_ROWS_PER_CU * units):
             return None
     # GPUs stage rows through local memory for coalesced accesses; CPUs read their own rows
     # (barriers cost there). a's digits live in local memory on CPUs, and on GPUs for low

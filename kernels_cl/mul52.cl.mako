@@ -14,7 +14,7 @@
 ## broadcasts an operand); the top limb is masked by TOP_MASK (a product mod 2^bits).
 <%namespace name="m52" file="blocks/mont52.mako" import="mont52_defs"/>
 <%
-    D = 51
+    D = m52.attr.D
     NA = (32 * MA + D - 1) // D
     NB = (32 * MB + D - 1) // D
     NC = min(NA + NB, (32 * MR + D - 1) // D)       # result digits that reach the low MR limbs
@@ -55,22 +55,22 @@ void mul52(__global const uint *a, ulong sa, __global const uint *b, ulong sb,
     __global uint *mine = out + (size_t)(g0 + tid) * so;
 % endif
 <%def name="load(src, stride, M, name)">
-  % if not STAGE:
-    __global const uint *${name} = ${src} + (size_t)(g0 + tid) * ${stride};
-    % for w in range(M):
-    const uint ${name}${w} = ${name}[${w}];
-    % endfor
-  <% return '' %>
-  % endif
+  % if STAGE:
     for (uint f = tid; f < ${WG * M}u; f += ${WG}u) {
         const uint s = f / ${M}u, l = f % ${M}u;
         st[s * ${LD}u + l] = g0 + s < n ? ${src}[(size_t)(g0 + s) * ${stride} + l] : 0u;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-  % for w in range(M):
+    % for w in range(M):
     const uint ${name}${w} = mine[${w}];
-  % endfor
+    % endfor
     barrier(CLK_LOCAL_MEM_FENCE);
+  % else:
+    __global const uint *${name} = ${src} + (size_t)(g0 + tid) * ${stride};
+    % for w in range(M):
+    const uint ${name}${w} = ${name}[${w}];
+    % endfor
+  % endif
 </%def>
     ${load("a", "sa", MA, "la")}
     ${load("b", "sb", MB, "lb")}

@@ -6,8 +6,8 @@ wall time: their gap is what the host costs (launches, planning, transfers, read
 Rows: mul (x * y, both of `bits` bits), square (x * x), divmod (x of `bits` bits by y of
 bits/2). Columns: device µs (clbig.profile: first kernel's start to last kernel's end, so gaps
 between kernels count, host work before the first and after the last does not), kernels, wall
-µs (the call, conversions and transfers included, timed outside any profile), gmpy2 µs (the same op on one host core) and
-gmpy2 / wall. Each value is checked against gmpy2 unless --no-check.
+µs (the call, conversions and transfers included, timed outside any profile), gmpy2 µs (the
+same op on one host core) and gmpy2 / wall. Each value is checked against gmpy2 unless --no-check.
 """
 from __future__ import annotations
 
