@@ -9,7 +9,7 @@
 ## 64-bit adds, and a column's bias is a constant known here, so no carry chain at all.
 ## XLOC: a's digits in local memory, read at each product (volatile, or the compiler would hold
 ## them all in registers again), when both operands' digits do not fit the registers beside the
-## rest (H200, 2^11 bits: 41 + 41 doubles spilled).
+## rest (H200, 2026-11-25, 2^11 bits: 41 + 41 doubles spilled).
 ## MA, MB: the operand limbs that take part (at most MR each); rows at strides sa, sb, so (0
 ## broadcasts an operand); the top limb is masked by TOP_MASK (a product mod 2^bits).
 <%namespace name="m52" file="blocks/mont52.mako" import="mont52_defs"/>
@@ -39,7 +39,7 @@ ${mont52_defs()}
 
 ## STAGE: through local memory (row t of the group at t*LD, LD odd: no bank conflicts when every
 ## item reads its own row), so that a GPU's global loads and stores are coalesced: item by item,
-## a warp touches 32 rows per access (H200: 1.4-2.2x slower). Without, each item reads and
+## a warp touches 32 rows per access (H200, 2026-11-25: 1.4-2.2x slower). Without, each item reads and
 ## writes its own row (CPUs, where barriers cost and caches hold the rows).
 <% LD = max(MA, MB, MR) | 1 %>
 __kernel __attribute__((reqd_work_group_size(${WG}, 1, 1)))
