@@ -53,7 +53,23 @@ N_MAX = 48
 # against 429-433. The same cap on the one-item kernel loses (2048 bits 0.98 M/s at 200
 # registers against 1.34 at 246), and on the int32 kernel too (4096 bits 2 x 64 at 168: 172
 # against 209).
+# Squares by mont52_sqr_coop (blocks/mont52.mako: x products in even rows only, 1.5 N^2 digit
+# products against 2 N^2) need more registers than the product: at most SQR_S_MAX digits per
+# item, C any count (not only powers of two), N = C*S even. They save a quarter of the digit
+# products but none of a row's fixed work (q, the exchange, the barrier), which weighs more the
+# fewer digits an item has; so they are taken only where the product's plan has more than
+# SQR_FROM digits per item (CLBIG_MONT52_COOP_SQR=0/1 decides where set). H200, 2026-11-25,
+# the same batches, K/s, cap 168 unless said (int32 kernel in brackets):
+#   bits  squares by the product   mont52_sqr_coop
+#   2560  4 x 13: 669 (491)        6 x 9: 610
+#   3072  4 x 16: 444 (345)        8 x 8: 444, 6 x 11: 447, 4 x 16: 209 (spills)
+#   4096  4 x 21: 251, 8 x 11: 224 7 x 12: 285 (160 registers 272, 200: 265, uncapped 269),
+#                                  8 x 11: 267, 6 x 14: 194 (200 registers: 268), 4 x 21: 65
+#   6144  8 x 16: 112 (72)         13 x 10: 98.5
+#   8192  8 x 21: 64.5 (52.8)      14 x 12: 65.3, 16 x 11: 67.6, 12 x 14: 68.6 at 200 registers
 S_MAX = 21
+SQR_S_MAX = 12
+SQR_FROM = 16
 COOP_MAX = 192
 COOP_MREG = 24
 COOP_REGS = 168
@@ -143,12 +159,22 @@ def plan(ctx, nm: int, n: int, coop: bool = False):
 
 
 def _plan_coop(ctx, N: int, n: int):
-    """C items of S <= S_MAX digits per instance (C a power of two), IPB instances a group."""
-    s_max = P.env_ints("CLBIG_MONT52_SMAX", (S_MAX,))[0]
+    """C items of S digits per instance, IPB instances a group: C the least power of two with
+    S <= S_MAX; where that S passes SQR_FROM, squares by mont52_sqr_coop (SQR; N = C*S even)
+    with C from the three least that give S <= SQR_S_MAX, the one with the fewest digits.
+    CLBIG_MONT52_SMAX, CLBIG_MONT52_COOP_SQR=0/1 and CLBIG_MONT52_COOP_C override."""
+    s_env = P.env_count("CLBIG_MONT52_SMAX", 0)
     c = 2
-    while P.ceil_div(N, c) > s_max:
+    while P.ceil_div(N, c) > (s_env or S_MAX):
         c *= 2
+    forced = P.env_count("CLBIG_MONT52_COOP_SQR", -1)
+    sqr = forced == 1 or (forced < 0 and P.ceil_div(N, c) > SQR_FROM)
+    if sqr:
+        c0 = max(2, P.ceil_div(N, s_env or SQR_S_MAX))
+        c = min(range(c0, c0 + 3), key=lambda c: (_even_digits(N, c), c))
+    c = P.env_count("CLBIG_MONT52_COOP_C", c)
     S = max(2, P.ceil_div(N, c))
+    S += (c * S) % 2 if sqr else 0
     ipb = max(1, min(_items(), ctx.max_items) // c)
     ipb = min(ipb, P.next_pow2(max(n, 1)))
     mreg = S <= P.env_count("CLBIG_MONT52_COOP_MREG", COOP_MREG)
@@ -156,7 +182,13 @@ def _plan_coop(ctx, N: int, n: int):
         ipb //= 2
     if c > ctx.max_items or _coop_bytes(c * S, S, c, ipb, mreg) > ctx.local_mem:
         return None
-    return dict(N=c * S, WG=ipb * c, MLOC=not mreg, C=c, S=S, IPB=ipb)
+    return dict(N=c * S, WG=ipb * c, MLOC=not mreg, C=c, S=S, IPB=ipb, SQR=sqr)
+
+
+def _even_digits(N: int, c: int) -> int:
+    """C*S for c items of the fewest digits S >= 2 that hold N with C*S even."""
+    S = max(2, P.ceil_div(N, c))
+    return c * (S + (c * S) % 2)
 
 
 def _items() -> int:
@@ -239,7 +271,8 @@ def powmod(ctx, pl, a, sa, ma, e, se, me, m, sm, nm, r2, sr2, n, w=None):
     w = w or P.env_count("CLBIG_MONT_W", 0) or window(32 * me)
     if pl["C"] > 1:
         k = _build(ctx, pl, "mont52_coop.cl.mako", "powmod52c", NM=nm, MA=ma, ME=me, W=w,
-                   MREG=not pl["MLOC"], MAXREG=P.env_count("CLBIG_MONT52_COOP_REGS", COOP_REGS))
+                   MREG=not pl["MLOC"], MAXREG=P.env_count("CLBIG_MONT52_COOP_REGS", COOP_REGS),
+                   SQR=pl["SQR"], SQRLD=bool(P.env_count("CLBIG_MONT52_COOP_SQRLD", 0)))
     else:
         sqr = pl["N"] <= P.env_count("CLBIG_MONT52_SQR_MAX", SQR_MAX if P.is_gpu(ctx) else 0)
         k = _build(ctx, pl, "mont52.cl.mako", "powmod52", KERNEL="powmod", NM=nm, MA=ma, MB=0, ME=me,

@@ -11,7 +11,7 @@
 ## pass the same barriers, so no instance may skip a product. a, m, r2 arrive as 32-bit limbs
 ## (MA, NM limbs; strides of 0 broadcast one row), the exponent as ME limbs, the result leaves
 ## as NM limbs, fully reduced.
-<%namespace file="blocks/mont52.mako" import="mont52_defs, digit_rt_defs, window_digit_defs, mont52_mul_coop"/>
+<%namespace file="blocks/mont52.mako" import="mont52_defs, digit_rt_defs, window_digit_defs, mont52_mul_coop, mont52_sqr_coop"/>
 <%
     TW = 1 << W
     NWIN = (ME * 32 + W - 1) // W
@@ -87,15 +87,24 @@ void powmod52c(__global const uint *a, ulong sa, __global const uint *e, ulong s
     for (uint st = 0; st < ${STEPS}u; ++st) {
         const uint ph = st % ${W + 1}u, win = ${NWIN - 2}u - st / ${W + 1}u;
         barrier(CLK_LOCAL_MEM_FENCE);       /* xs complete (the row set above, or the last product's) */
-        if (st == ${STEPS - 1}u) {          /* leave the Montgomery form: x / R */
-            ${load_y(lambda P: "(%s == 0u ? 1.0 : 0.0)" % P)}
-        } else if (ph < ${W}u) {            /* square */
+% if SQR:
+        if (ph < ${W}u && st != ${STEPS - 1}u) {   /* square (the branch is the group's: st only) */
             ${load_y(lambda P: "xr[%s]" % P)}
-        } else {                            /* times T[digit] (T[0] leaves x as it is) */
-            const uint d = digit(ep, win * ${W}u);
-            ${load_y(lambda P: tab_at("d", P))}
+            ${mont52_sqr_coop("@Y", "@ML", S, N, C, IPB, WG, "xr", SQRLD)}
+        } else {
+% else:
+        {
+% endif
+            if (st == ${STEPS - 1}u) {          /* leave the Montgomery form: x / R */
+                ${load_y(lambda P: "(%s == 0u ? 1.0 : 0.0)" % P)}
+            } else if (ph < ${W}u) {            /* square by the product */
+                ${load_y(lambda P: "xr[%s]" % P)}
+            } else {                            /* times T[digit] (T[0] leaves x as it is) */
+                const uint d = digit(ep, win * ${W}u);
+                ${load_y(lambda P: tab_at("d", P))}
+            }
+            ${mont52_mul_coop("@Y", "@ML", S, N, C, IPB, WG, "xr")}
         }
-        ${mont52_mul_coop("@Y", "@ML", S, N, C, IPB, WG, "xr")}
     }
     if (k == 0u) {   /* the result is at most m: m itself (a residue of 0) reads 0 */
         long b = 0;

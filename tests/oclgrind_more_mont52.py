@@ -6,7 +6,8 @@ CLBIG_MONT52_MSHARED=1: the copy's barrier, padding items staying for it), and m
 local memory (CLBIG_MONT52_MLOC=1); the
 cooperative powmod52c (mont52_coop.cl.mako: an instance over several items, one barrier per
 row, the table's global fence) with 2 items of 2 digits (m in registers, and in local memory
-with CLBIG_MONT52_COOP_MREG=0) and, on 4-item groups, 2 of 3. The
+with CLBIG_MONT52_COOP_MREG=0) and, on 4-item groups, 2 of 3; its squares by
+mont52_sqr_coop (CLBIG_MONT52_COOP_SQR=1) as 2 items of 2 digits, and 3 of 2 on small groups. The
 cases are oclgrind_more_mont's, every result checked against Python's pow (mulmod, which has
 no cooperative kernel, goes to the int32 one there)."""
 from __future__ import annotations
@@ -33,3 +34,7 @@ def run(wide_ctx, small_ctx, guarded, check, values):
             "mont52 coop m local", 96, 5)
     guarded("mont52 coop small-wg", call_with, {**COOP, "CLBIG_MONT52_SMAX": "3"}, _shared_m_case, small_ctx,
             check, "mont52 coop small-wg", 224, 5)
+    guarded("mont52 coop sqr", call_with, {**COOP, "CLBIG_MONT52_COOP_SQR": "1"}, _case, wide_ctx, check,
+            "mont52 coop sqr", 96, 5)
+    guarded("mont52 coop sqr 3 items", call_with, {**COOP, "CLBIG_MONT52_COOP_SQR": "1", "CLBIG_MONT52_COOP_C": "3"},
+            _shared_m_case, small_ctx, check, "mont52 coop sqr 3 items", 224, 5)

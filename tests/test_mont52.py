@@ -139,7 +139,13 @@ COOP = {"CLBIG_MONT_FP64": "1", "CLBIG_MONT52_COOP": "1"}
     (1000, {"CLBIG_MONT52_NMAX": "1", "CLBIG_MONT52_SMAX": "8"}),    # 4 x 5
     (1000, {"CLBIG_MONT52_NMAX": "1", "CLBIG_MONT52_SMAX": "8", "CLBIG_MONT52_COOP_MREG": "0"}),  # m in local memory
     (3072, {}),                                                      # the default: 4 x 16
-    (4096, {}),                                                      # 4 x 21 (register cap where PTX)
+    (4096, {"CLBIG_MONT52_COOP_SQR": "0"}),                          # 4 x 21 (register cap where PTX)
+    # squares by mont52_sqr_coop: 2 x 2, 3 x 7 (C odd, S made even), 4 x 5, and the default 7 x 12
+    (96, {"CLBIG_MONT52_NMAX": "1", "CLBIG_MONT52_SMAX": "2", "CLBIG_MONT52_COOP_SQR": "1"}),
+    (1000, {"CLBIG_MONT52_NMAX": "1", "CLBIG_MONT52_COOP_C": "3", "CLBIG_MONT52_COOP_SQR": "1"}),
+    (1000, {"CLBIG_MONT52_NMAX": "1", "CLBIG_MONT52_SMAX": "5", "CLBIG_MONT52_COOP_SQR": "1",
+            "CLBIG_MONT52_COOP_MREG": "0"}),
+    (4096, {}),
 ])
 def test_coop_powmod(ctx, monkeypatch, rng, bits, env):
     """An instance over several items (mont52_coop.cl.mako): per-instance and shared moduli and
@@ -151,6 +157,8 @@ def test_coop_powmod(ctx, monkeypatch, rng, bits, env):
     ms = moduli(rng, bits, n)
     pl = mont52.plan(ctx, -(-bits // 32), n, coop=True)
     assert pl["C"] > 1 and modular._kernel(ctx, modular.Modulus(ms), n, coop=True)[1]["C"] == pl["C"]
+    assert pl["SQR"] == (env.get("CLBIG_MONT52_COOP_SQR", "1" if bits == 4096 else "0") == "1")
+    assert pl["C"] * pl["S"] % 2 == 0 or not pl["SQR"]
     top = 32 * mont52.fit(pl)
     av = [0, 1, ms[2] - 1, ms[3], 2 * ms[4], mask(top)] + [rand_value(rng, top) for _ in range(n - 6)]
     ev = [5, 0, 1, mask(70), 2, rng.getrandbits(70)] + [rand_value(rng, 70) for _ in range(n - 6)]

@@ -234,6 +234,150 @@ inline ulong digit_at(__global const uint *row, uint M, uint P)
     }
 </%def>
 
+## The cooperative square: mont52_mul_coop's rows and window with the multiplier row XROW as its
+## own multiplicand, N(N+1)/2 digit products for x*x against N^2. N = C*S is even; H = N/2.
+## Only even rows r = 2t add x products (odd rows add q*m only): at window position P (column
+## c = 2t + P) the pair (t, t+P) where t + P < N, else (t+H, t+P-H); each twice, but the
+## diagonal (t, t) at P = 0 once. Every column c gets each pair {i, c-i} once, but for even
+## c >= N the diagonal (c/2)^2, added to the columns after the last row (they never meet a q).
+## So an item's multiplicand at row t is B(t + P), B(u) = x_u below N and x_(u-H) from N on:
+## Y(j) = B(t + kS + j - 1), shifted down by one digit per even row (SQRLD: reloaded instead),
+## and its multiplier is 2 x_t or 2 x_(t+H) as t + P is below N or not. The columns' biases
+## count what each row adds (odd rows: one lo and one hi term less). Y must hold the digits
+## kS + j - 1 of XROW (0 below item 0) on entry, as for mont52_mul_coop.
+<%def name="mont52_sqr_coop(Y, MM, S, N, C, IPB, WG, XROW, SQRLD=False)">
+<%
+    H = N // 2
+    PAIR, HALF = BL + BH, LO + E103          # a column's bias from an even row, from an odd one
+    def B(u):
+        return "%s[(%s) < %du ? (%s) : (%s) - %du]" % (XROW, u, N, u, u, H)
+%>
+    {
+        const uint _kb = k * ${S}u;
+        ulong _A[${S}];
+% for j in range(S):
+        {   /* minus its bias when it is column 0 (row P): ceil(P/2) even rows, floor(P/2) odd ones, row P's lo terms */
+            const ulong _P = (ulong)_kb + ${j}ul;
+            _A[${j}] = 0ul - (((_P + 1ul) >> 1) * ${u64(PAIR)} + (_P >> 1) * ${u64(HALF)} + ((_P & 1ul) ? ${u64(LO)} : ${u64(BL)}));
+        }
+% endfor
+        if (k == 0u) {
+            const double _x0 = ${XROW}[0], _h = fma(_x0, _x0, C_HI);
+            qx[${IPB}u + s] = dig2d((((_A[0] + as_ulong(fma(_x0, _x0, C_LO - _h))) & M_D) * minv) & M_D);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);   /* q_0, and the row of every item */
+        for (uint _t = 0; _t < ${H}u; ++_t) {
+            if (_t > 0u) {
+% if SQRLD:
+  % for j in range(S + 1):
+                ${at(Y, j)} = ${"(k == 0u) ? 0.0 : " if j == 0 else ""}${B("_t + _kb + %du - 1u" % j if j else "_t + _kb - 1u")};
+  % endfor
+% else:
+  % for j in range(S):
+                ${at(Y, j)} = ${at(Y, j + 1)};
+  % endfor
+                ${at(Y, S)} = ${B("_t + _kb + %du" % (S - 1))};
+                if (k == 0u) ${at(Y, 0)} = 0.0;
+% endif
+            }
+            {   /* even row 2t: x products and q*m */
+                const double _a1 = ${XROW}[_t], _m1 = 2.0 * _a1, _m2 = 2.0 * ${XROW}[_t + ${H}u];
+                const int _lim = ${N + 1} - (int)(_t + _kb);   /* Y(j) pairs with x_t where j < _lim */
+                const double _m11 = k == 0u ? _a1 : (1 < _lim ? _m1 : _m2);   /* position 0: the diagonal, once */
+                const double _q = qx[${IPB}u + s];
+<%
+    def mul(j):
+        return "_m11" if j == 1 else "(%d < _lim ? _m1 : _m2)" % j
+%>
+                double _mx = ${mul(0)};
+                double _hx = fma(_mx, ${at(Y, 0)}, C_HI), _hq = fma(_q, ${at(MM, 0)}, C_HI);
+                ulong _T;
+                {
+                    _mx = ${mul(1)};
+                    const double _hx1 = fma(_mx, ${at(Y, 1)}, C_HI), _hq1 = fma(_q, ${at(MM, 1)}, C_HI);
+                    _T = _A[0] + as_ulong(fma(_mx, ${at(Y, 1)}, C_LO - _hx1)) + as_ulong(_hx)
+                       + as_ulong(fma(_q, ${at(MM, 1)}, C_LO - _hq1)) + as_ulong(_hq);
+                    _hx = _hx1; _hq = _hq1;
+                }
+                const ulong _cy = k == 0u ? (ulong)((long)(_T - ${u64(BH)}) >> ${D}) : 0ul;
+% for j in range(1, S):
+                {
+                    _mx = ${mul(j + 1)};
+                    const double _hx1 = fma(_mx, ${at(Y, j + 1)}, C_HI), _hq1 = fma(_q, ${at(MM, j + 1)}, C_HI);
+                    _A[${j - 1}] = _A[${j}] + as_ulong(fma(_mx, ${at(Y, j + 1)}, C_LO - _hx1)) + as_ulong(_hx)
+                                 + as_ulong(fma(_q, ${at(MM, j + 1)}, C_LO - _hq1)) + as_ulong(_hq)${" + _cy" if j == 1 else ""};
+                    _hx = _hx1; _hq = _hq1;
+                }
+  % if j == 1:
+                if (k == 0u) qx[s] = dig2d(((_A[0] & M_D) * minv) & M_D);   /* the odd row's q: no x term */
+  % endif
+% endfor
+                ex[tid] = _T;
+                barrier(CLK_LOCAL_MEM_FENCE);
+                _A[${S - 1}] = k + 1u < ${C}u ? ex[tid + 1u] : as_ulong(_hx) + as_ulong(_hq);
+            }
+            {   /* odd row 2t+1: q*m only */
+                const double _q = qx[s];
+                const double _xn = _t + 1u < ${H}u ? ${XROW}[_t + 1u] : 0.0;   /* the next even row's diagonal */
+                double _hq = fma(_q, ${at(MM, 0)}, C_HI);
+                ulong _T;
+                {
+                    const double _hq1 = fma(_q, ${at(MM, 1)}, C_HI);
+                    _T = _A[0] + as_ulong(fma(_q, ${at(MM, 1)}, C_LO - _hq1)) + as_ulong(_hq);
+                    _hq = _hq1;
+                }
+                const ulong _cy = k == 0u ? (ulong)((long)(_T - ${u64(E103)}) >> ${D}) : 0ul;
+% for j in range(1, S):
+                {
+                    const double _hq1 = fma(_q, ${at(MM, j + 1)}, C_HI);
+                    _A[${j - 1}] = _A[${j}] + as_ulong(fma(_q, ${at(MM, j + 1)}, C_LO - _hq1)) + as_ulong(_hq)${" + _cy" if j == 1 else ""};
+                    _hq = _hq1;
+                }
+  % if j == 1:
+                {
+                    const double _h = fma(_xn, _xn, C_HI);
+                    const double _qn = dig2d((((_A[0] + as_ulong(fma(_xn, _xn, C_LO - _h))) & M_D) * minv) & M_D);
+                    if (k == 0u) qx[${IPB}u + s] = _qn;
+                }
+  % endif
+% endfor
+                ex[${WG}u + tid] = _T;
+                barrier(CLK_LOCAL_MEM_FENCE);
+                _A[${S - 1}] = k + 1u < ${C}u ? ex[${WG}u + tid + 1u] : as_ulong(_hq);
+            }
+        }
+% for j in range(S):
+        {   /* the diagonal of column N + P (final position P = 2u - N, its hi at P + 1) */
+            const uint _P = _kb + ${j}u;
+            const double _v = ${XROW}[(_P + ${N}u) >> 1], _h = fma(_v, _v, C_HI);
+            _A[${j}] += (_P & 1u) ? as_ulong(_h) : as_ulong(fma(_v, _v, C_LO - _h));
+        }
+% endfor
+        barrier(CLK_LOCAL_MEM_FENCE);   /* every read of the row done: the columns overwrite it */
+        {
+            __local ulong *_xu = (__local ulong *)${XROW};
+% for j in range(S):
+            {   /* less its bias: it entered at row P as the top (hi terms), rows P+1 .. N-1, its diagonal term */
+                const ulong _P = (ulong)_kb + ${j}ul;
+                _xu[_P] = _A[${j}] - (((_P & 1ul) ? ${u64(2 * E103)} : ${u64(BH + LO)})
+                                      + (${(N + 1) // 2}ul - ((_P + 2ul) >> 1)) * ${u64(PAIR)}
+                                      + (${N // 2}ul - ((_P + 1ul) >> 1)) * ${u64(HALF)});
+            }
+% endfor
+            barrier(CLK_LOCAL_MEM_FENCE);
+            if (k == 0u) {
+                long _c = 0;
+                for (uint _p = 0; _p < ${N}u; ++_p) {
+                    const ulong _v = _xu[_p] + (ulong)_c;
+                    _c = (long)_v >> ${D};
+                    ${XROW}[_p] = dig2d(_v & M_D);
+                }
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+    }
+</%def>
+
 ## rd[0..N) = y * y / R mod m (below 2m for y < 2m), y private doubles: the rows unrolled so
 ## the columns have fixed places (_c[c] for column c) and each cross product is formed once,
 ## times 2 y_i (exact: 2 y_i < 2^52 and 2 y_i y_j < 2^103 keep hi in 2^103's binade): N(N+1)/2
