@@ -67,6 +67,13 @@ N_MAX = 48
 #                                  8 x 11: 267, 6 x 14: 194 (200 registers: 268), 4 x 21: 65
 #   6144  8 x 16: 112 (72)         13 x 10: 98.5
 #   8192  8 x 21: 64.5 (52.8)      14 x 12: 65.3, 16 x 11: 67.6, 12 x 14: 68.6 at 200 registers
+# At 4096 bits groups of 126 items gave 282, of 28 258; windows of 4 bits 285, of 6 274; the
+# multiplicand reloaded from local memory each even row instead of shifted 263; two even rows per
+# shift (half the moves, one case test for both) 109: twice the code, spilling. Where it stands
+# (SASS of 7 x 12, sm_90): a pair of rows is 336 instructions, of which the digit products
+# (77 DFMA, 41 DADD, 80 IADD3) are 198; the case selects 47 (30 FSEL, 17 ISETP), the moves ~26,
+# the rows' fixed work the rest. The product's row is 184 (130 of products), so a pair of square
+# rows costs 0.91 of two product rows, not 0.75: the kernel is issue-bound, not FP64-bound.
 S_MAX = 21
 SQR_S_MAX = 12
 SQR_FROM = 16
@@ -272,7 +279,7 @@ def powmod(ctx, pl, a, sa, ma, e, se, me, m, sm, nm, r2, sr2, n, w=None):
     if pl["C"] > 1:
         k = _build(ctx, pl, "mont52_coop.cl.mako", "powmod52c", NM=nm, MA=ma, ME=me, W=w,
                    MREG=not pl["MLOC"], MAXREG=P.env_count("CLBIG_MONT52_COOP_REGS", COOP_REGS),
-                   SQR=pl["SQR"], SQRLD=bool(P.env_count("CLBIG_MONT52_COOP_SQRLD", 0)))
+                   SQR=pl["SQR"])
     else:
         sqr = pl["N"] <= P.env_count("CLBIG_MONT52_SQR_MAX", SQR_MAX if P.is_gpu(ctx) else 0)
         k = _build(ctx, pl, "mont52.cl.mako", "powmod52", KERNEL="powmod", NM=nm, MA=ma, MB=0, ME=me,

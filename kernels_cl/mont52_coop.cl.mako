@@ -90,7 +90,7 @@ void powmod52c(__global const uint *a, ulong sa, __global const uint *e, ulong s
 % if SQR:
         if (ph < ${W}u && st != ${STEPS - 1}u) {   /* square (the branch is the group's: st only) */
             ${load_y(lambda P: "xr[%s]" % P)}
-            ${mont52_sqr_coop("@Y", "@ML", S, N, C, IPB, WG, "xr", SQRLD)}
+            ${mont52_sqr_coop("@Y", "@ML", S, N, C, IPB, WG, "xr")}
         } else {
 % else:
         {

@@ -241,11 +241,10 @@ inline ulong digit_at(__global const uint *row, uint M, uint P)
 ## diagonal (t, t) at P = 0 once. Every column c gets each pair {i, c-i} once, but for even
 ## c >= N the diagonal (c/2)^2, added to the columns after the last row (they never meet a q).
 ## So an item's multiplicand at row t is B(t + P), B(u) = x_u below N and x_(u-H) from N on:
-## Y(j) = B(t + kS + j - 1), shifted down by one digit per even row (SQRLD: reloaded instead),
-## and its multiplier is 2 x_t or 2 x_(t+H) as t + P is below N or not. The columns' biases
+## Y(j) = B(t + kS + j - 1), shifted down by one digit per even row, and its multiplier is 2 x_t or 2 x_(t+H) as t + P is below N or not. The columns' biases
 ## count what each row adds (odd rows: one lo and one hi term less). Y must hold the digits
 ## kS + j - 1 of XROW (0 below item 0) on entry, as for mont52_mul_coop.
-<%def name="mont52_sqr_coop(Y, MM, S, N, C, IPB, WG, XROW, SQRLD=False)">
+<%def name="mont52_sqr_coop(Y, MM, S, N, C, IPB, WG, XROW)">
 <%
     H = N // 2
     PAIR, HALF = BL + BH, LO + E103          # a column's bias from an even row, from an odd one
@@ -268,17 +267,11 @@ inline ulong digit_at(__global const uint *row, uint M, uint P)
         barrier(CLK_LOCAL_MEM_FENCE);   /* q_0, and the row of every item */
         for (uint _t = 0; _t < ${H}u; ++_t) {
             if (_t > 0u) {
-% if SQRLD:
-  % for j in range(S + 1):
-                ${at(Y, j)} = ${"(k == 0u) ? 0.0 : " if j == 0 else ""}${B("_t + _kb + %du - 1u" % j if j else "_t + _kb - 1u")};
-  % endfor
-% else:
-  % for j in range(S):
+% for j in range(S):
                 ${at(Y, j)} = ${at(Y, j + 1)};
-  % endfor
+% endfor
                 ${at(Y, S)} = ${B("_t + _kb + %du" % (S - 1))};
                 if (k == 0u) ${at(Y, 0)} = 0.0;
-% endif
             }
             {   /* even row 2t: x products and q*m */
                 const double _a1 = ${XROW}[_t], _m1 = 2.0 * _a1, _m2 = 2.0 * ${XROW}[_t + ${H}u];
