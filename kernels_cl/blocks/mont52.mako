@@ -158,6 +158,29 @@ inline ulong digit_at(__global const uint *row, uint M, uint P)
 }
 </%def>
 
+## The cooperative products' end: item k's columns _A[0..S) (positions kS + j) less their
+## bias (a C expression of the position, ulong _P) go to XROW as 64-bit words, and item 0 turns
+## the N of them into digits in one pass of carries, leaving them in XROW as doubles. Every
+## read of XROW must be behind a barrier before this; every item of the group calls it.
+<%def name="coop_to_digits(S, N, XROW, bias)">
+        {
+            __local ulong *_xu = (__local ulong *)${XROW};
+% for j in range(S):
+            { const ulong _P = (ulong)_kb + ${j}ul; _xu[_P] = _A[${j}] - (${bias}); }
+% endfor
+            barrier(CLK_LOCAL_MEM_FENCE);
+            if (k == 0u) {
+                long _c = 0;
+                for (uint _p = 0; _p < ${N}u; ++_p) {
+                    const ulong _v = _xu[_p] + (ulong)_c;
+                    _c = (long)_v >> ${D};
+                    ${XROW}[_p] = dig2d(_v & M_D);
+                }
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+</%def>
+
 ## The cooperative mont52_mul: an instance's N = C*S columns over C items, item k holding
 ## positions kS .. kS+S-1 (_A[j] at kS + j). Y(j), MM(j) for j = 0..S: the multiplicand's and
 ## m's digits kS+j-1 (Y(0), MM(0) the digit below the item's first, 0 for k = 0). The multiplier
@@ -215,22 +238,8 @@ inline ulong digit_at(__global const uint *row, uint M, uint P)
             barrier(CLK_LOCAL_MEM_FENCE);
             _A[${S - 1}] = k + 1u < ${C}u ? ex[_par * ${WG}u + tid + 1u] : as_ulong(_hx) + as_ulong(_hq);
         }
-        {   /* columns less their bias to the row (every read of it is behind the last barrier) */
-            __local ulong *_xu = (__local ulong *)${XROW};
-% for j in range(S):
-            _xu[_kb + ${j}u] = _A[${j}] - (${u64(BH + (N - 1) * (BL + BH))} - (_kb + ${j}ul) * ${u64(BL + BH)});
-% endfor
-            barrier(CLK_LOCAL_MEM_FENCE);
-            if (k == 0u) {
-                long _c = 0;
-                for (uint _p = 0; _p < ${N}u; ++_p) {
-                    const ulong _v = _xu[_p] + (ulong)_c;
-                    _c = (long)_v >> ${D};
-                    ${XROW}[_p] = dig2d(_v & M_D);
-                }
-            }
-            barrier(CLK_LOCAL_MEM_FENCE);
-        }
+        /* every read of the row is behind the last barrier */
+        ${coop_to_digits(S, N, XROW, "%s - _P * %s" % (u64(BH + (N - 1) * (BL + BH)), u64(BL + BH)))}
     }
 </%def>
 
@@ -241,9 +250,10 @@ inline ulong digit_at(__global const uint *row, uint M, uint P)
 ## diagonal (t, t) at P = 0 once. Every column c gets each pair {i, c-i} once, but for even
 ## c >= N the diagonal (c/2)^2, added to the columns after the last row (they never meet a q).
 ## So an item's multiplicand at row t is B(t + P), B(u) = x_u below N and x_(u-H) from N on:
-## Y(j) = B(t + kS + j - 1), shifted down by one digit per even row, and its multiplier is 2 x_t or 2 x_(t+H) as t + P is below N or not. The columns' biases
-## count what each row adds (odd rows: one lo and one hi term less). Y must hold the digits
-## kS + j - 1 of XROW (0 below item 0) on entry, as for mont52_mul_coop.
+## Y(j) = B(t + kS + j - 1), shifted down by one digit per even row, and its multiplier is
+## 2 x_t or 2 x_(t+H) as t + P is below N or not. The columns' biases count what each row adds
+## (odd rows: one lo and one hi term less). Y must hold the digits kS + j - 1 of XROW (0 below
+## item 0) on entry, as for mont52_mul_coop.
 <%def name="mont52_sqr_coop(Y, MM, S, N, C, IPB, WG, XROW)">
 <%
     H = N // 2
@@ -347,27 +357,9 @@ inline ulong digit_at(__global const uint *row, uint M, uint P)
         }
 % endfor
         barrier(CLK_LOCAL_MEM_FENCE);   /* every read of the row done: the columns overwrite it */
-        {
-            __local ulong *_xu = (__local ulong *)${XROW};
-% for j in range(S):
-            {   /* less its bias: it entered at row P as the top (hi terms), rows P+1 .. N-1, its diagonal term */
-                const ulong _P = (ulong)_kb + ${j}ul;
-                _xu[_P] = _A[${j}] - (((_P & 1ul) ? ${u64(2 * E103)} : ${u64(BH + LO)})
-                                      + (${(N + 1) // 2}ul - ((_P + 2ul) >> 1)) * ${u64(PAIR)}
-                                      + (${N // 2}ul - ((_P + 1ul) >> 1)) * ${u64(HALF)});
-            }
-% endfor
-            barrier(CLK_LOCAL_MEM_FENCE);
-            if (k == 0u) {
-                long _c = 0;
-                for (uint _p = 0; _p < ${N}u; ++_p) {
-                    const ulong _v = _xu[_p] + (ulong)_c;
-                    _c = (long)_v >> ${D};
-                    ${XROW}[_p] = dig2d(_v & M_D);
-                }
-            }
-            barrier(CLK_LOCAL_MEM_FENCE);
-        }
+        /* less its bias: it entered at row P as the top (hi terms), rows P+1 .. N-1, its diagonal term */
+        ${coop_to_digits(S, N, XROW, "((_P & 1ul) ? %s : %s) + (%dul - ((_P + 2ul) >> 1)) * %s + (%dul - ((_P + 1ul) >> 1)) * %s"
+                         % (u64(2 * E103), u64(BH + LO), (N + 1) // 2, u64(PAIR), N // 2, u64(HALF)))}
     }
 </%def>
 
