@@ -9,6 +9,9 @@ host: upload, product, download), every result checked against gmpy2 on sampled 
 3. streamed: the same device with its memory capped (max_memory) to a third of the batch's
    bytes, the operands as clbig.stream.host limbs; throughput against the in-memory run.
 
+Beside 1, each device alone with the result downloaded into a reused array (to_limbs(out=)),
+and with operands and result in its page-locked memory (clbig.pinned_empty).
+
     python bench/multi_gpu.py --devices 0,0 --log2-total 22 --bits 1024       # PoCL, seconds
     python bench/multi_gpu.py --devices nvidia,cpu                              # GPU + CPU
     python bench/multi_gpu.py --devices gpu --all-gpus                          # every GPU
@@ -84,6 +87,22 @@ def main(argv=None):
         alone.append(t)
         res["rows"].append({"run": f"alone: {c.name}", "s": t})
         print(f"| alone: {c.name} | {t * 1e3:.1f} | {n / t:.4g} | {n} |")
+    # Host memory (each device alone): the result into a reused numpy array (to_limbs(out=)),
+    # and operands and result in the device's page-locked memory (clbig.pinned_empty).
+    for c in devs.contexts:
+        with c:
+            kept = np.empty((n, 2 * m), np.uint32)
+            pa, pb, pout = c.pinned_empty(la.shape), c.pinned_empty(lb.shape), c.pinned_empty((n, 2 * m))
+            pa[:], pb[:] = la, lb
+        for label, (xa, xb, o) in (("reused out", (la, lb, kept)), ("pinned", (pa, pb, pout))):
+            def f(xa=xa, xb=xb, o=o):
+                with c:
+                    return (clbig.from_limbs(xa, bits=args.bits) * clbig.from_limbs(xb, bits=args.bits)).to_limbs(out=o)
+            out, t = median_time(f, args.reps)
+            check(out, A, B, rows)
+            res["rows"].append({"run": f"alone, {label}: {c.name}", "s": t})
+            print(f"| alone, {label}: {c.name} | {t * 1e3:.1f} | {n / t:.4g} | {n} |")
+        del kept, pa, pb, pout
     speeds = [n / t for t in alone]       # measured on this very batch
     split = {}
     for label, weights in (("split by speed", speeds), ("split equally", [1.0] * len(speeds))):

@@ -495,6 +495,15 @@ def checked_neg(sign, n: int):
     return s < 0
 
 
+def pinned_empty(shape, dtype=np.uint32, ctx: Context | None = None) -> np.ndarray:
+    """An uninitialized numpy array in page-locked host memory of ctx's device (the current
+    context's by default), for limbs that cross the bus often or in bulk: from_limbs(array)
+    and to_limbs(out=array) copy it at the bus's speed. It stays page-locked while it lives
+    (don't make many: page-locked memory is the host's to spare)."""
+    ctx = check_context(ctx) or current_context()
+    return ctx.pinned_empty(shape, dtype)
+
+
 def from_limbs(limbs, bits: int | None = None, ctx: Context | None = None, sign=None) -> BigIntArray:
     """A BigIntArray from an (n, m) numpy array of uint32 or uint64 limbs, little-endian:
     the magnitudes. `sign`: None (every value non-negative) or n integers (-1/0/1, as

@@ -84,6 +84,11 @@ class Devices(Current):
         for c in self.contexts:
             c.free_memory()
 
+    def pinned_empty(self, shape, dtype=np.uint32):
+        """Page-locked host memory of the first device (Context.pinned_empty): the other
+        devices copy it as any host array."""
+        return self.contexts[0].pinned_empty(shape, dtype)
+
     def weights(self, family: str) -> list[float]:
         """Each device's share of a batch of `family` operations: its tuned speed, else equal;
         a device whose share would be below MIN_SHARE gets none (the others take its rows)."""

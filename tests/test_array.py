@@ -94,6 +94,31 @@ def test_to_limbs_into_out(rng):
         neg.to_limbs(out=np.zeros((2, 2), np.uint32))
 
 
+def test_pinned_arrays(rng):
+    """clbig.pinned_empty: page-locked host arrays that from_limbs reads and to_limbs(out=)
+    fills exactly (ones, carries, zero rows, batch lengths 1 and odd); shapes of 0 and uint64;
+    a negative dimension refused; thousands made and dropped (each unmaps when it goes)."""
+    for n in (1, 7):
+        vals = ([mask(1000), 0, 1] + [rand_value(rng, 1000) for _ in range(n)])[:n]
+        a = clbig.array(vals, bits=1000)
+        src = clbig.pinned_empty((n, a.m))
+        src[:] = limbs_of(vals, a.m)
+        x = clbig.from_limbs(src, bits=1000)
+        src[:] = 0                                       # the device copy stands on its own
+        sq = clbig.mul(x, x)
+        out = clbig.pinned_empty((n, sq.m))
+        assert sq.to_limbs(out=out) is out
+        np.testing.assert_array_equal(out, limbs_of([v * v for v in vals], sq.m))
+    assert clbig.pinned_empty(0).shape == (0,) and clbig.pinned_empty((0, 3)).shape == (0, 3)
+    assert clbig.pinned_empty((2, 3), np.uint64).dtype == np.uint64
+    with pytest.raises(ValueError, match="negative dimension"):
+        clbig.pinned_empty((-1, 4))
+    for i in range(2000):
+        p = clbig.pinned_empty((16, 8))
+        p[:] = i
+    assert int(p[15, 7]) == 1999
+
+
 @pytest.mark.parametrize("bits", [32, 64, 96, 100, 1056])
 def test_to_limbs_uint64(rng, bits):
     """uint64 limbs pair the 32-bit limbs (odd counts padded with a zero high half)."""

@@ -340,3 +340,6 @@ def test_split_to_limbs_into_out(two, rng):
     assert clbig.from_limbs(out, bits=300).tolist() == xs
     with pytest.raises(ValueError, match="to_limbs: out"):
         a.to_limbs(out=np.zeros((29, a.m), np.uint32))
+    pinned = two.pinned_empty((30, a.m))          # the first device's page-locked memory
+    assert a.to_limbs(out=pinned) is pinned
+    assert clbig.from_limbs(pinned, bits=300).tolist() == xs
