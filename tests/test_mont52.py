@@ -138,8 +138,7 @@ COOP = {"CLBIG_MONT_FP64": "1", "CLBIG_MONT52_COOP": "1"}
     (96, {"CLBIG_MONT52_NMAX": "1", "CLBIG_MONT52_SMAX": "2"}),      # 2 items of 2 digits
     (1000, {"CLBIG_MONT52_NMAX": "1", "CLBIG_MONT52_SMAX": "8"}),    # 4 x 5
     (1000, {"CLBIG_MONT52_NMAX": "1", "CLBIG_MONT52_SMAX": "8", "CLBIG_MONT52_COOP_MREG": "0"}),  # m in local memory
-    (3072, {}),                                                      # the default: 4 x 16
-    (4096, {"CLBIG_MONT52_COOP_SQR": "0"}),                          # 4 x 21 (register cap where PTX)
+    (3072, {}),                                                      # the default: 4 x 16 (register cap where PTX)
     # squares by mont52_sqr_coop: 2 x 2, 3 x 7 (C odd, S made even), 4 x 5, and the default 7 x 12
     (96, {"CLBIG_MONT52_NMAX": "1", "CLBIG_MONT52_SMAX": "2", "CLBIG_MONT52_COOP_SQR": "1"}),
     (1000, {"CLBIG_MONT52_NMAX": "1", "CLBIG_MONT52_COOP_C": "3", "CLBIG_MONT52_COOP_SQR": "1"}),
