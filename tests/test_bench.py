@@ -225,3 +225,22 @@ def test_a_new_op_is_one_spec(tmp_path, monkeypatch, capsys):
         return
     paths = report.plots(res, str(tmp_path))
     assert any(p.endswith("_speedup_gmpy2.png") for p in paths)
+
+
+def test_modular_rows_time_every_rep(monkeypatch):
+    """A checked result of 0 (Invert where no inverse exists) does not cut the timed launches
+    short: the rep count and the expected value were once one variable, and the row read nan."""
+    import time
+
+    import gmpy2
+    from clbig.bench import modular as bm
+    zero = bm.ModSpec("zero", "Zero", "gcd(a, m) - gcd(a, m)",
+                      lambda f, a, b, m: clbig.sub(f(a, m), f(a, m)), "gcd",
+                      lambda x, y, m: gmpy2.mpz(0), "a")
+    monkeypatch.setitem(bm.MOD_OPS, "zero", zero)
+    recs = []
+    bm.run_modular(clbig.current_context(), sizes=[256], ops=["zero"], scale=14, reps=4, check=True,
+                   seed=1, gmpy2_seconds=0, deadline=time.monotonic() + 60, finish=recs.append,
+                   mismatch=AssertionError)
+    assert recs[0]["status"] == "ok", recs[0].get("note")
+    assert recs[0]["reps"] >= 3 and recs[0]["per_second"] > 0 and recs[0]["checked"]
