@@ -31,7 +31,7 @@ ITEMS = 64        # work-items per group aimed at (CLBIG_MONT52_ITEMS overrides)
 # CI machine, 2048 bits, 128 instances: 5.5 K/s against 3.6 with MLOC (int32: 0.9).
 REG_MAX = 24
 N_MAX = 48
-# Beyond N_MAX digits and up to COOP_MAX, powmod on GPUs spreads an instance over C items of
+# Beyond N_MAX digits and up to COOP_MAX, powmod on GPUs and CPUs spreads an instance over C items of
 # at most S_MAX digits (mont52_coop.cl.mako: one barrier per row of a product; CLBIG_MONT52_COOP
 # =0/1 and CLBIG_MONT52_SMAX override), each item's digits of m in registers up to COOP_MREG
 # digits per item, else in local memory (CLBIG_MONT52_COOP_MREG overrides). H200, 100000
@@ -74,10 +74,14 @@ N_MAX = 48
 # (77 DFMA, 41 DADD, 80 IADD3) are 198; the case selects 47 (30 FSEL, 17 ISETP), the moves ~26,
 # the rows' fixed work the rest. The product's row is 184 (130 of products), so a pair of square
 # rows costs 0.91 of two product rows, not 0.75: the kernel is issue-bound, not FP64-bound.
+# On CPUs (PoCL, 2-core Zen 5, 4096 bits, 32 instances) the squares lose: 493/s against 803 by
+# the product's rows, so CPUs keep those; 4 x 21 803, 8 x 11 742, 2 x 41 276; groups of 16
+# items (CPU_ITEMS: 4 instances) 906 against 803 with 64 (889 against 792 on 128 instances).
 S_MAX = 21
 SQR_S_MAX = 12
 SQR_FROM = 16
 COOP_MAX = 192
+CPU_ITEMS = 16
 COOP_MREG = 24
 COOP_REGS = 168
 # GPUs take this kernel from FILL instances per compute unit (one work-item each). H200 (132
@@ -167,7 +171,7 @@ def plan(ctx, nm: int, n: int, coop: bool = False):
 
 def _plan_coop(ctx, N: int, n: int):
     """C items of S digits per instance, IPB instances a group: C the least power of two with
-    S <= S_MAX; where that S passes SQR_FROM, squares by mont52_sqr_coop (SQR; N = C*S even)
+    S <= S_MAX; on GPUs where that S passes SQR_FROM, squares by mont52_sqr_coop (SQR; N = C*S even)
     with C from the three least that give S <= SQR_S_MAX, the one with the fewest digits.
     CLBIG_MONT52_SMAX, CLBIG_MONT52_COOP_SQR=0/1 and CLBIG_MONT52_COOP_C override."""
     s_env = P.env_count("CLBIG_MONT52_SMAX", 0)
@@ -175,14 +179,15 @@ def _plan_coop(ctx, N: int, n: int):
     while P.ceil_div(N, c) > (s_env or S_MAX):
         c *= 2
     forced = P.env_count("CLBIG_MONT52_COOP_SQR", -1)
-    sqr = forced == 1 or (forced < 0 and P.ceil_div(N, c) > SQR_FROM)
+    sqr = forced == 1 or (forced < 0 and P.is_gpu(ctx) and P.ceil_div(N, c) > SQR_FROM)
     if sqr:
         c0 = max(2, P.ceil_div(N, s_env or SQR_S_MAX))
         c = min(range(c0, c0 + 3), key=lambda c: (_even_digits(N, c), c))
     c = P.env_count("CLBIG_MONT52_COOP_C", c)
     S = max(2, P.ceil_div(N, c))
     S += (c * S) % 2 if sqr else 0
-    ipb = max(1, min(_items(), ctx.max_items) // c)
+    items = _items() if P.is_gpu(ctx) else P.env_ints("CLBIG_MONT52_ITEMS", (CPU_ITEMS,))[0]
+    ipb = max(1, min(items, ctx.max_items) // c)
     ipb = min(ipb, P.next_pow2(max(n, 1)))
     mreg = S <= P.env_count("CLBIG_MONT52_COOP_MREG", COOP_MREG)
     while ipb > 1 and _coop_bytes(c * S, S, c, ipb, mreg) > ctx.local_mem:
@@ -213,12 +218,16 @@ def _local_bytes(N: int, wg: int, mloc: bool) -> int:
 
 
 def wanted_coop(ctx, nm: int, n: int) -> bool:
-    """Whether powmod takes the cooperative FP64 kernel for moduli beyond N_MAX digits
-    (CLBIG_MONT52_COOP=0/1 decides where set)."""
+    """Whether powmod takes the cooperative FP64 kernel for moduli beyond N_MAX digits, up to
+    COOP_MAX (CLBIG_MONT52_COOP=0/1 decides where set), on the devices `wanted` leaves to
+    mont52: GPUs with fast FP64, and CPUs (PoCL on this CI machine's 2-core Zen 5, 2026-11-25,
+    32-128 instances, 512-bit exponents: 2560 bits 1728/s against 422 by the int32 kernel,
+    3072 bits 1357 against 271, 4096 bits 890 against 134, 8192 bits 209 against 67; gmpy2
+    on one core 1221 / 862 / 486 / 184)."""
     forced = P.env_count("CLBIG_MONT52_COOP", -1)
     if forced >= 0:
         return bool(forced)
-    return P.is_gpu(ctx) and digits(nm) <= COOP_MAX
+    return digits(nm) <= COOP_MAX
 
 
 def rbits(pl) -> int:

@@ -156,7 +156,8 @@ def test_coop_powmod(ctx, monkeypatch, rng, bits, env):
     ms = moduli(rng, bits, n)
     pl = mont52.plan(ctx, -(-bits // 32), n, coop=True)
     assert pl["C"] > 1 and modular._kernel(ctx, modular.Modulus(ms), n, coop=True)[1]["C"] == pl["C"]
-    assert pl["SQR"] == (env.get("CLBIG_MONT52_COOP_SQR", "1" if bits == 4096 else "0") == "1")
+    gpu = bool(ctx.device.type & 4)                                               # CL_DEVICE_TYPE_GPU
+    assert pl["SQR"] == (env.get("CLBIG_MONT52_COOP_SQR", "1" if bits == 4096 and gpu else "0") == "1")
     assert pl["C"] * pl["S"] % 2 == 0 or not pl["SQR"]
     top = 32 * mont52.fit(pl)
     av = [0, 1, ms[2] - 1, ms[3], 2 * ms[4], mask(top)] + [rand_value(rng, top) for _ in range(n - 6)]
@@ -180,11 +181,14 @@ def test_coop_small_groups(small_ctx, monkeypatch, rng):
 
 
 def test_coop_routing(ctx, monkeypatch):
-    """GPUs spread instances of 49..192 digits; CPUs and mulmod never; 10240 bits stays int32."""
+    """GPUs and CPUs spread instances of 49..192 digits (mulmod never); 10240 bits stays int32;
+    squares by their own rows on GPUs only, CPUs' groups of CPU_ITEMS items."""
     monkeypatch.delenv("CLBIG_MONT52_COOP", raising=False)
     gpu = bool(ctx.device.type & 4)                                               # CL_DEVICE_TYPE_GPU
-    assert mont52.wanted_coop(ctx, 96, 10 ** 5) == gpu
-    assert mont52.wanted_coop(ctx, 256, 10 ** 5) == gpu                         # 8192 bits
+    assert mont52.wanted_coop(ctx, 96, 10 ** 5)
+    assert mont52.wanted_coop(ctx, 256, 10 ** 5)                                # 8192 bits
+    pl = mont52.plan(ctx, 128, 10 ** 5, coop=True)                               # 4096 bits
+    assert pl["SQR"] == gpu and (gpu or pl["WG"] <= mont52.CPU_ITEMS)
     assert not mont52.wanted_coop(ctx, 320, 10 ** 5)
     assert mont52.plan(ctx, 96, 10 ** 5) is None                                 # not without coop
     monkeypatch.setenv("CLBIG_MONT_FP64", "1")
