@@ -438,10 +438,9 @@ class Context(Current):
         pinned transfers). from_limbs(array) and to_limbs(out=array) copy it at the bus's speed
         instead of through the driver's staging copy and a fresh array's page faults."""
         dt = np.dtype(dtype)
-        shp = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
-        if any(int(d) < 0 for d in shp):
+        shp = tuple(int(d) for d in ((shape,) if isinstance(shape, (int, np.integer)) else shape))
+        if any(d < 0 for d in shp):
             raise ValueError(f"pinned_empty: negative dimension in shape {shp}")
-        shp = tuple(int(d) for d in shp)
         size = math.prod(shp)
         buf = cl.Buffer(self.cl_context, cl.mem_flags.READ_WRITE | cl.mem_flags.ALLOC_HOST_PTR,
                         max(size, 1) * dt.itemsize)

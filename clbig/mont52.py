@@ -182,12 +182,10 @@ def _plan_coop(ctx, N: int, n: int):
     sqr = forced == 1 or (forced < 0 and P.is_gpu(ctx) and P.ceil_div(N, c) > SQR_FROM)
     if sqr:
         c0 = max(2, P.ceil_div(N, s_env or SQR_S_MAX))
-        c = min(range(c0, c0 + 3), key=lambda c: (_even_digits(N, c), c))
+        c = min(range(c0, c0 + 3), key=lambda c: (c * _square_digits(N, c), c))
     c = P.env_count("CLBIG_MONT52_COOP_C", c)
-    S = max(2, P.ceil_div(N, c))
-    S += (c * S) % 2 if sqr else 0
-    items = _items() if P.is_gpu(ctx) else P.env_ints("CLBIG_MONT52_ITEMS", (CPU_ITEMS,))[0]
-    ipb = max(1, min(items, ctx.max_items) // c)
+    S = _square_digits(N, c) if sqr else max(2, P.ceil_div(N, c))
+    ipb = max(1, min(_items(ITEMS if P.is_gpu(ctx) else CPU_ITEMS), ctx.max_items) // c)
     ipb = min(ipb, P.next_pow2(max(n, 1)))
     mreg = S <= P.env_count("CLBIG_MONT52_COOP_MREG", COOP_MREG)
     while ipb > 1 and _coop_bytes(c * S, S, c, ipb, mreg) > ctx.local_mem:
@@ -197,14 +195,14 @@ def _plan_coop(ctx, N: int, n: int):
     return dict(N=c * S, WG=ipb * c, MLOC=not mreg, C=c, S=S, IPB=ipb, SQR=sqr)
 
 
-def _even_digits(N: int, c: int) -> int:
-    """C*S for c items of the fewest digits S >= 2 that hold N with C*S even."""
+def _square_digits(N: int, c: int) -> int:
+    """S for the squares' plan: the fewest digits S >= 2 per item of c that hold N, C*S even."""
     S = max(2, P.ceil_div(N, c))
-    return c * (S + (c * S) % 2)
+    return S + (c * S) % 2
 
 
-def _items() -> int:
-    return P.env_ints("CLBIG_MONT52_ITEMS", (ITEMS,))[0]
+def _items(default: int = ITEMS) -> int:
+    return P.env_ints("CLBIG_MONT52_ITEMS", (default,))[0]
 
 
 def _coop_bytes(N: int, S: int, c: int, ipb: int, mreg: bool) -> int:
