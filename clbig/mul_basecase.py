@@ -107,6 +107,9 @@ def mul(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int):
     p52 = mul_fp64.plan(ctx, ma, mb, mr, n, square)
     if p52 and mul_fp64.mul(ctx, p52, a, sa, b, sb, out, n, top):
         return out
+    pc = mul_fp64.coop_plan(ctx, ma, mb, mr, n, square)
+    if pc and mul_fp64.coop_mul(ctx, pc, a, sa, b, sb, out, n, top):
+        return out
     # Radix-2^30 digits (one wide multiply-add per term, no carries) beat 32-bit limbs from
     # 2^16 bits where limbs take a 64-bit add per term (H100: 34.8 against 41.4 ms for the
     # 2^32-bit batch) and lose below (2.5 against 1.1 ms at 2^9: conversions dominate small

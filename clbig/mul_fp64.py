@@ -48,7 +48,8 @@ def plan(ctx, ma: int, mb: int, mr: int, n: int, square: bool) -> dict | None:
     should run it."""
     radix = os.environ.get("CLBIG_MUL_RADIX", "auto").strip()
     force = radix == "51"
-    if radix not in ("auto", "51") or (square and not force):
+    if (radix not in ("auto", "51") or (square and not force)
+            or os.environ.get("CLBIG_MUL52_COOP", "").strip() == "1"):   # the cooperative one
         return None
     exact, fast, units = _device(ctx)
     if not exact:
@@ -69,6 +70,72 @@ def plan(ctx, ma: int, mb: int, mr: int, n: int, square: bool) -> dict | None:
     stage = P.env_count("CLBIG_MUL52_STAGE", int(gpu))
     xloc = P.env_count("CLBIG_MUL52_XLOC", int(not gpu or (mr < ma + mb and na + nb > 32)))
     return dict(MA=ma, MB=mb, MR=mr, STAGE=int(bool(stage)), XLOC=int(bool(xloc)))
+
+
+# The cooperative kernel (mul52_coop.cl.mako): several items per instance, for operands whose
+# digits one item cannot hold in registers. Taken for full products (not low halves) of
+# COOP_MIN..COOP_MAX digits in all on GPUs with fast FP64. H200, 2026-11-25, 2^32-bit batches,
+# µs, int32 classical against this (bench/results/coop-mul-h200-2026-11-25.log):
+#
+#     2^11 full 3177 / 2654 (W 8, C 6, 32 instances per group)
+#     2^12 full 5742 / 3754 (W 8, C 12, 16 per group)
+#     2^13 full 9049 / 6107 (W 8, C 16, 8 per group)
+#     2^11 low 1568 / 1579, 2^12 low 2498 / 2380, 2^10 low 869 (mul52) / 1337: low halves stay
+#
+# More items per instance win as long as the blocks go round (C about half the blocks): local
+# memory (the digit rows) caps the instances a compute unit holds, so its warps come from
+# items. CLBIG_MUL52_COOP=1 takes it wherever it can run (tests), =0 never; _W, _C, _IPB
+# override the shape.
+COOP_W = 8
+COOP_MIN_DIGITS = MAX_DIGITS + 1
+COOP_MAX_DIGITS = 330   # both operands together (two 5400-bit operands); builds grow as W^2
+COOP_MAX_C = 16
+
+
+def coop_plan(ctx, ma: int, mb: int, mr: int, n: int, square: bool) -> dict | None:
+    """The cooperative kernel's parameters for (a * b) mod 2^(32 mr), or None where the other
+    kernels should run it."""
+    want = os.environ.get("CLBIG_MUL52_COOP", "auto").strip()
+    radix = os.environ.get("CLBIG_MUL_RADIX", "auto").strip()
+    force = want == "1" or radix == "51"
+    if want == "0" or radix not in ("auto", "51") or (square and not force):
+        return None
+    exact, fast, units = _device(ctx)
+    ma, mb = min(ma, mr), min(mb, mr)
+    na, nb = _digits(ma), _digits(mb)
+    nc = min(na + nb, P.ceil_div(32 * mr, D))
+    if not exact or na + nb > COOP_MAX_DIGITS:
+        return None
+    if not force and (not fast or not P.is_gpu(ctx) or mr < ma + mb
+                      or not COOP_MIN_DIGITS <= na + nb or n < GPU_ROWS_PER_CU * units // 4):
+        return None
+    w = max(1, P.env_count("CLBIG_MUL52_COOP_W", COOP_W))
+    c = max(1, P.env_count("CLBIG_MUL52_COOP_C", min(COOP_MAX_C, P.ceil_div(P.ceil_div(nc, w), 2))))
+    ipb = max(1, P.env_count("CLBIG_MUL52_COOP_IPB", 32))
+    while ipb > 1 and (c * ipb > min(ctx.max_items, 256)
+                       or _coop_local_bytes(na, nb, nc, w, ipb) > ctx.local_mem):
+        ipb //= 2
+    if c * ipb > ctx.max_items or _coop_local_bytes(na, nb, nc, w, ipb) > ctx.local_mem:
+        return None
+    return dict(MA=ma, MB=mb, MR=mr, W=w, C=c, IPB=ipb)
+
+
+def _coop_local_bytes(na: int, nb: int, nc: int, w: int, ipb: int) -> int:
+    rows = (na | 1) + ((nb + 2 * (w - 1)) | 1)
+    cols = (nc + P.ceil_div(nc, w)) | 1
+    return 8 * ipb * (rows + cols)
+
+
+def coop_mul(ctx, p: dict, a, sa: int, b, sb: int, out, n: int, top: int) -> bool:
+    """Launch the product planned by `coop_plan` into `out`; False when the kernel does not fit."""
+    wg = p["C"] * p["IPB"]
+    try:
+        k = kernel(ctx, "mul52_coop.cl.mako", "mul52c", wg, TOP_MASK=top, **p)
+    except DoesNotFit:
+        return False
+    launch(ctx, k, P.ceil_div(n, p["IPB"]), wg, a, np.uint64(sa), b, np.uint64(sb), out.data,
+           np.uint64(out.shape[1]), np.uint32(n))
+    return True
 
 
 def _local_bytes(p: dict, wg: int) -> int:

@@ -147,6 +147,13 @@ def run(wide_ctx, small_ctx, guarded, check, values):
     with env(CLBIG_MUL_RADIX=51, CLBIG_MUL52_STAGE=1, CLBIG_MUL52_XLOC=1):
         guarded(f"grid mul fp64 staged two groups {s}", products, small_ctx, check, values,
                 f"grid fp64 staged two groups {s}", SHAPES[4])
+    # the cooperative FP64 kernel: 2 items of 3-column blocks, 2 instances per 4-item group
+    # (two groups, one partly padding), its window rotation and block table; and 1 item
+    for shape, c in ((SHAPES[4], "2"), (SHAPES[5], "1")):
+        s = "x".join(map(str, shape))
+        with env(CLBIG_MUL52_COOP="1", CLBIG_MUL52_COOP_W="3", CLBIG_MUL52_COOP_C=c, CLBIG_MUL52_COOP_IPB="2"):
+            guarded(f"grid mul fp64 coop small-wg {s} C={c}", products, small_ctx, check, values,
+                    f"grid fp64 coop small-wg {s} C={c}", shape)
     for shape in SHAPES[:2]:
         s = "x".join(map(str, shape))
         # the NTT (10 s a shape under Oclgrind) on one: its transforms do not see which

@@ -265,3 +265,61 @@ def test_fp64_digit_products(monkeypatch, rng, stage, xloc):
         one = clbig.array([ys[0]], bits=bb)   # broadcast: stride 0
         check_values((a * one).tolist(), [x * ys[0] for x in xs], what + " broadcast", (xs,))
     assert taken and all(taken), "the FP64 kernel did not run"
+
+
+@pytest.mark.parametrize("w,c,ipb", [(8, None, 4), (3, 5, 3), (5, 1, 1)])
+def test_fp64_cooperative_products(monkeypatch, rng, w, c, ipb):
+    """The cooperative FP64 kernel (mul52_coop: an instance's column blocks over several items)
+    forced at sizes it does not take by default: block widths that do and do not divide the
+    columns, more items than blocks (idle items), one item, groups with a partial last instance,
+    unequal and odd sizes, low halves with masked top limbs, broadcasting both ways, all-ones
+    operands (every column's largest value), batches of 1 and odd lengths."""
+    from clbig import mul_fp64
+    if not mul_fp64.mont52.usable(clbig.Context()):
+        pytest.skip("the device has no correctly rounded FP64 fma")
+    monkeypatch.setenv("CLBIG_MUL52_COOP", "1")
+    monkeypatch.setenv("CLBIG_MUL52_COOP_W", str(w))
+    monkeypatch.setenv("CLBIG_MUL52_COOP_IPB", str(ipb))
+    if c:
+        monkeypatch.setenv("CLBIG_MUL52_COOP_C", str(c))
+    monkeypatch.setattr(mul_fp64, "plan", lambda *a, **k: None)   # not the one-item kernel
+    taken = []
+    real = mul_fp64.coop_mul
+    monkeypatch.setattr(mul_fp64, "coop_mul", lambda *a, **k: taken.append(real(*a, **k)) or taken[-1])
+    for ba, bb, n in [(32, 32, 1), (33, 700, 5), (700, 33, 3), (2048, 2048, 7), (1500, 999, 9)]:
+        pairs = mul_pairs(rng, ba, bb, n=n)
+        xs, ys = [p[0] for p in pairs], [p[1] for p in pairs]
+        a, b = clbig.array(xs, bits=ba), clbig.array(ys, bits=bb)
+        what = f"fp64 coop W={w} C={c} IPB={ipb} {ba}x{bb}"
+        check_values((a * b).tolist(), [x * y for x, y in pairs], what, (xs, ys))
+        for bits in (max(ba, bb), max(ba, bb) - 7):
+            check_values(clbig.mul_low(a, b, bits).tolist(), [x * y & mask(bits) for x, y in pairs],
+                         f"{what} mul_low {bits}", (xs, ys))
+        one = clbig.array([ys[0]], bits=bb)   # stride 0
+        check_values((a * one).tolist(), [x * ys[0] for x in xs], what + " broadcast b", (xs,))
+        one = clbig.array([xs[0]], bits=ba)
+        check_values((one * b).tolist(), [xs[0] * y for y in ys], what + " broadcast a", (ys,))
+    assert taken and all(taken), "the cooperative kernel did not run"
+
+
+def test_fp64_cooperative_routing(monkeypatch):
+    """Auto takes the cooperative kernel only for large batches of full products of 43..330
+    digits on GPUs with fast FP64; never for squares or low halves, never on CPUs."""
+    from clbig import mul_fp64
+    ctx = clbig.Context()
+    dev = (True, True, 132)
+    monkeypatch.setattr(mul_fp64, "_device", lambda ctx: dev)
+    monkeypatch.setattr(mul_fp64.P, "is_gpu", lambda ctx: True)
+    n = 1 << 20
+    got = mul_fp64.coop_plan(ctx, 64, 64, 128, n, False)
+    assert got and got["C"] * got["IPB"] <= min(ctx.max_items, 256)
+    assert mul_fp64.coop_plan(ctx, 64, 64, 64, n, False) is None       # low half
+    assert mul_fp64.coop_plan(ctx, 64, 64, 128, n, True) is None        # square
+    assert mul_fp64.coop_plan(ctx, 64, 64, 128, 1000, False) is None    # too few
+    assert mul_fp64.coop_plan(ctx, 16, 16, 32, n, False) is None        # one item holds it
+    assert mul_fp64.coop_plan(ctx, 300, 300, 600, n, False) is None     # too many digits
+    monkeypatch.setenv("CLBIG_MUL52_COOP", "0")
+    assert mul_fp64.coop_plan(ctx, 64, 64, 128, n, False) is None
+    monkeypatch.delenv("CLBIG_MUL52_COOP")
+    monkeypatch.setattr(mul_fp64.P, "is_gpu", lambda ctx: False)
+    assert mul_fp64.coop_plan(ctx, 64, 64, 128, n, False) is None
