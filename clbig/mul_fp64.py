@@ -80,16 +80,29 @@ def plan(ctx, ma: int, mb: int, mr: int, n: int, square: bool) -> dict | None:
 #     2^11 full 3177 / 2654 (W 8, C 6, 32 instances per group)
 #     2^12 full 5742 / 3754 (W 8, C 12, 16 per group)
 #     2^13 full 9049 / 6107 (W 8, C 16, 8 per group)
+#     2^14 full 15802 (the NTT) / 11288 (W 8, C 32, 4 per group; C 16: 12770, C 48: 12385)
+#     2^15 full 15285 (the NTT) / 21796 (best of C 32, 64, 128)
 #     2^11 low 1568 / 1579, 2^12 low 2498 / 2380, 2^10 low 869 (mul52) / 1337: low halves stay
 #
-# More items per instance win as long as the blocks go round (C about half the blocks): local
-# memory (the digit rows) caps the instances a compute unit holds, so its warps come from
-# items. CLBIG_MUL52_COOP=1 takes it wherever it can run (tests), =0 never; _W, _C, _IPB
-# override the shape.
+# More items per instance win as long as the blocks go round (C about half the blocks, to 16
+# while a group holds 8 instances or more, then 32): local memory (the digit rows) caps the
+# instances a compute unit holds, so its warps come from items. In 2^32-bit batches this
+# kernel's time grows as the bits and the NTT's stays flat, so the NTT takes full products
+# from NTT_FROM_BITS (about where 11.3 ms at 2^14 doubling meets 15.3-15.8 ms) on devices
+# that take this kernel (mul_n.crossovers). CLBIG_MUL52_COOP=1 takes it wherever it can run
+# (tests), =0 never; _W, _C, _IPB override the shape.
 COOP_W = 8
 COOP_MIN_DIGITS = MAX_DIGITS + 1
-COOP_MAX_DIGITS = 330   # both operands together (two 5400-bit operands); builds grow as W^2
-COOP_MAX_C = 16
+COOP_MAX_DIGITS = 900   # both operands together (two 22900-bit operands): past NTT_FROM_BITS
+NTT_FROM_BITS = 22528
+
+
+def coop_auto(ctx) -> bool:
+    """Whether auto takes the cooperative kernel for large batches of full products here."""
+    exact, fast, _ = _device(ctx)
+    return (exact and fast and P.is_gpu(ctx)
+            and os.environ.get("CLBIG_MUL52_COOP", "auto").strip() != "0"
+            and os.environ.get("CLBIG_MUL_RADIX", "auto").strip() in ("auto", "51"))
 
 
 def coop_plan(ctx, ma: int, mb: int, mr: int, n: int, square: bool) -> dict | None:
@@ -110,7 +123,8 @@ def coop_plan(ctx, ma: int, mb: int, mr: int, n: int, square: bool) -> dict | No
                       or not COOP_MIN_DIGITS <= na + nb or n < GPU_ROWS_PER_CU * units // 4):
         return None
     w = max(1, P.env_count("CLBIG_MUL52_COOP_W", COOP_W))
-    c = max(1, P.env_count("CLBIG_MUL52_COOP_C", min(COOP_MAX_C, P.ceil_div(P.ceil_div(nc, w), 2))))
+    blocks = P.ceil_div(nc, w)
+    c = max(1, P.env_count("CLBIG_MUL52_COOP_C", min(16 if blocks <= 48 else 32, P.ceil_div(blocks, 2))))
     ipb = max(1, P.env_count("CLBIG_MUL52_COOP_IPB", 32))
     while ipb > 1 and (c * ipb > min(ctx.max_items, 256)
                        or _coop_local_bytes(na, nb, nc, w, ipb) > ctx.local_mem):

@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from . import mul_basecase, mul_ntt, mul_ssa
+from . import mul_basecase, mul_fp64, mul_ntt, mul_ssa
 from . import plan as P
 from .render import memoized
 
@@ -52,10 +52,15 @@ def device_key(ctx) -> str:
 
 
 def crossovers(ctx) -> dict:
-    """This device's crossovers: tuned ones where present, else the defaults (cached on ctx)."""
+    """This device's crossovers: tuned ones where present, else the defaults (cached on ctx).
+    Where the cooperative FP64 kernel runs full products (mul_fp64.coop_auto, read once per
+    context), the NTT takes them later unless a tuning says otherwise (tuning times the
+    classical path that auto takes)."""
     got = ctx.__dict__.get("_mul_crossovers")
     if got is None:
         got = dict(DEFAULT_CROSSOVERS)
+        if mul_fp64.coop_auto(ctx):
+            got["ntt_from_bits"] = mul_fp64.NTT_FROM_BITS
         from . import tune
         got.update(tune.tuned(ctx))   # a file of the wrong shape is ignored with a warning
         ctx._mul_crossovers = got

@@ -317,9 +317,19 @@ def test_fp64_cooperative_routing(monkeypatch):
     assert mul_fp64.coop_plan(ctx, 64, 64, 128, n, True) is None        # square
     assert mul_fp64.coop_plan(ctx, 64, 64, 128, 1000, False) is None    # too few
     assert mul_fp64.coop_plan(ctx, 16, 16, 32, n, False) is None        # one item holds it
-    assert mul_fp64.coop_plan(ctx, 300, 300, 600, n, False) is None     # too many digits
+    assert mul_fp64.coop_plan(ctx, 512, 512, 1024, n, False)["C"] == 32  # 2^14 bits
+    assert mul_fp64.coop_plan(ctx, 1024, 1024, 2048, n, False) is None  # the NTT's (2^15 bits)
     monkeypatch.setenv("CLBIG_MUL52_COOP", "0")
     assert mul_fp64.coop_plan(ctx, 64, 64, 128, n, False) is None
+    assert not mul_fp64.coop_auto(ctx)
     monkeypatch.delenv("CLBIG_MUL52_COOP")
+    assert mul_fp64.coop_auto(ctx)
+    from clbig import mul_n, tune   # the NTT takes full products later where this kernel runs them
+    monkeypatch.delattr(ctx, "_mul_crossovers", raising=False)
+    monkeypatch.setattr(tune, "tuned", lambda ctx: {})
+    assert mul_n.crossovers(ctx)["ntt_from_bits"] == mul_fp64.NTT_FROM_BITS
+    assert mul_n.choose(ctx, 512, 512, 1 << 15) == "classical"
+    ctx.__dict__.pop("_mul_crossovers", None)
     monkeypatch.setattr(mul_fp64.P, "is_gpu", lambda ctx: False)
     assert mul_fp64.coop_plan(ctx, 64, 64, 128, n, False) is None
+    assert not mul_fp64.coop_auto(ctx)
