@@ -9,7 +9,8 @@ H200, 2026-11-25, 2^32-bit batches, µs (int32 classical against this):
     2^11 bits low half 1563 / 1943 (a's digits in local memory; in registers they spill)
 
 and on PoCL (a 2-core Zen 5, 2026-11-25, 2^27-bit batches) 3-5.6x at 2^9 and 2^10, slower from 2^11.
-mul_basecase asks `plan` first; None leaves the product to the int32 kernels. Squares stay
+mul_basecase asks `plan` first, then `coop_plan` (the cooperative kernel, mul52_coop.cl.mako,
+for larger full products on GPUs); None from both leaves the product to the int32 kernels. Squares stay
 there too (their kernels take each cross product once). CLBIG_MUL_RADIX=51 takes this path
 wherever it can run (up to FORCED_MAX_DIGITS), =30 or =32 never (tests force each radix at
 every size).

@@ -34,6 +34,8 @@ ALGORITHMS = ("classical", "ntt", "ssa")
 DEFAULT_CROSSOVERS = {"ntt_from_bits": 1 << 14, "ntt_from_bits_few": 1 << 17,
                       "ntt_from_bits_low": 1 << 15, "ntt_from_bits_low_few": 1 << 17,
                       "ssa_from_bits": 1 << 62, "ssa_from_bits_few": 1 << 62}
+# On GPUs where mul_fp64's cooperative kernel runs full products, "ntt_from_bits" defaults to
+# mul_fp64.NTT_FROM_BITS instead (crossovers()).
 # The tuned "winners*" tables ({log2 bits: algorithm}, per kind as the crossovers) give the
 # measured winner at each size the tuning ran; the crossovers decide elsewhere.
 
