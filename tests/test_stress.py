@@ -255,3 +255,29 @@ def test_results_cross_between_profiled_and_plain(ctx):
         if e.tolist() != [(a * b) ** 2 + a * b for a, b in zip(x, y)]:
             bad.append(f"round {i}, one thread")
     assert not bad, bad
+
+
+def test_threads_cooperative_fp64_products(ctx, monkeypatch):
+    """Threads sharing the context through the cooperative FP64 product (forced: CPUs do not
+    take it by default), each with its own operands, full products and low halves."""
+    from clbig import mul_fp64
+    if not mul_fp64.mont52.usable(ctx):
+        pytest.skip("the device has no correctly rounded FP64 fma")
+    monkeypatch.setenv("CLBIG_MUL52_COOP", "1")
+    rng = random.Random(f"{BASE_SEED}:coop")
+    xs = [[rng.getrandbits(2048) for _ in range(5)] for _ in range(THREADS)]
+    ys = [[rng.getrandbits(1500) | (1 << 1499) for _ in range(5)] for _ in range(THREADS)]
+    xs[0][0] = (1 << 2048) - 1
+    bad = []
+
+    def work(t):
+        a, b = clbig.array(xs[t], bits=2048, ctx=ctx), clbig.array(ys[t], bits=1500, ctx=ctx)
+        for _ in range(20 * SCALE):
+            bad.append((a * b).tolist() != [x * y for x, y in zip(xs[t], ys[t])])
+            bad.append(clbig.mul_low(a, b, 2000).tolist() != [x * y & mask(2000) for x, y in zip(xs[t], ys[t])])
+    taken = []
+    real = mul_fp64.coop_mul
+    monkeypatch.setattr(mul_fp64, "coop_mul", lambda *a, **k: taken.append(real(*a, **k)) or taken[-1])
+    _in_threads(work)
+    assert taken and all(taken), "the cooperative kernel did not run"
+    assert len(bad) == THREADS * 40 * SCALE and sum(bad) == 0, f"{sum(bad)} of {len(bad)} products wrong"
