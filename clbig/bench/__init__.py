@@ -6,6 +6,8 @@ every operand holds 512 MiB at every size):
   add   1-Add  clbig.add_fixed(a, b, bits)           GB/s over 3*n*bits/8 bytes
   add6  6-Add  clbig.fused.six_add(a, b) = 6a+10b    GB/s over the same bytes, ratio to 1-Add
   mul   1-Mul  clbig.mul_low(a, b) = a*b mod 2**bits  µs, Gu32ops/s with u32ops = n*m*m, m = bits/32
+  mulc  1-Mul classical: the same with algorithm="classical"
+  mulf  Mul    clbig.mul(a, b) = a*b (full product)  µs, Gu32ops/s as 1-Mul
   poly  Poly   clbig.fused.poly(a, b, fused=True) = (a·a+b)(b·b+b)+a·b mod 2**bits, one kernel   µs
   div   Div    clbig.divmod(a, b), b of bits/2 bits   µs, ratio to 1-Mul (n/a until clbig.divmod exists)
 

@@ -325,6 +325,16 @@ OPS = {
         target_text="1-Mul classical: the same, for the classical product at every size (H100, "
                     "full-size batches only)",
         plot=Plot("C2", {"mul": "s"})),
+    # Full products (a*b, 2*bits of result): no paper's or CGBN's figure to compare with; where
+    # the full product's own kernels (mul_fp64's cooperative one on GPUs) show
+    "mulf": dataclasses.replace(
+        _MUL, key="mulf", label="Mul", call="clbig.mul(a, b)", resolve=_resolve_huge_mul,
+        reference=lambda a, b, bits: a * b, host=lambda A, B, M, bits: [x * y for x, y in zip(A, B)],
+        host_call="x * y",
+        blurb="Mul: `clbig.mul(a, b)` = a·b, the full product (2·bits of result). Gu32ops/s counts "
+              "n·m·m 32-bit multiply-adds with m = bits/32, all of which a full product needs.",
+        columns=(BITS, N, US, KERNELS, Col("Gu32ops/s", _ok_f("Gu32ops")), *GMPY2), target_text="",
+        judge=None, plot=Plot("C3", {"mul": "^"})),
     # The papers' Poly is one kernel: fused=True (auto would take four NTT products from 2^15 bits)
     "poly": OpSpec(
         "poly", "Poly", "clbig.fused.poly(a, b, fused=True)", _resolve_fused("poly", fused=True),
