@@ -9,9 +9,12 @@ H200, 2026-11-25, 2^32-bit batches, µs (int32 classical against this):
     2^11 bits low half 1563 / 1943 (a's digits in local memory; in registers they spill)
 
 and on PoCL (a 2-core Zen 5, 2026-11-25, 2^27-bit batches) 3-5.6x at 2^9 and 2^10, slower from 2^11.
+Squares too, although the int32 square kernels take each cross product once: H200, x*x, 1798
+against 869 µs at 2^9 bits, 2906 against 1533 at 2^10; PoCL, 2^15 squares of 512 bits 10.4
+against 2.0 ms, 2^14 of 1024 bits 9.9 against 3.2 (bench/results/coop-mul-h200-2026-11-25.log).
 mul_basecase asks `plan` first, then `coop_plan` (the cooperative kernel, mul52_coop.cl.mako,
-for larger full products on GPUs); None from both leaves the product to the int32 kernels. Squares stay
-there too (their kernels take each cross product once). CLBIG_MUL_RADIX=51 takes this path
+for larger products on GPUs); None from both leaves the product to the int32 kernels.
+CLBIG_MUL_RADIX=51 takes this path
 wherever it can run (up to FORCED_MAX_DIGITS), =30 or =32 never (tests force each radix at
 every size).
 """
@@ -49,7 +52,7 @@ def plan(ctx, ma: int, mb: int, mr: int, n: int, square: bool) -> dict | None:
     should run it."""
     radix = os.environ.get("CLBIG_MUL_RADIX", "auto").strip()
     force = radix == "51"
-    if (radix not in ("auto", "51") or (square and not force)
+    if (radix not in ("auto", "51")
             or os.environ.get("CLBIG_MUL52_COOP", "").strip() == "1"):   # the cooperative one
         return None
     exact, fast, units = _device(ctx)
@@ -96,6 +99,10 @@ COOP_W = 8
 COOP_MIN_DIGITS = MAX_DIGITS + 1
 COOP_MAX_DIGITS = 900   # both operands together (two 22900-bit operands): past NTT_FROM_BITS
 NTT_FROM_BITS = 22528
+# Squares (x*x: the int32 square kernel takes each cross product once) only to 2^13 bits:
+# H200, 2^32-bit batches, int32 square against this kernel 2885 / 2463 µs at 2^11, 4193 / 3887
+# at 2^12, 6799 / 6047 at 2^13, 9868 / 11270 at 2^14.
+COOP_SQR_MAX_DIGITS = 330
 
 
 def coop_auto(ctx) -> bool:
@@ -112,7 +119,7 @@ def coop_plan(ctx, ma: int, mb: int, mr: int, n: int, square: bool) -> dict | No
     want = os.environ.get("CLBIG_MUL52_COOP", "auto").strip()
     radix = os.environ.get("CLBIG_MUL_RADIX", "auto").strip()
     force = want == "1" or radix == "51"
-    if want == "0" or radix not in ("auto", "51") or (square and not force):
+    if want == "0" or radix not in ("auto", "51"):
         return None
     exact, fast, units = _device(ctx)
     ma, mb = min(ma, mr), min(mb, mr)
@@ -121,7 +128,8 @@ def coop_plan(ctx, ma: int, mb: int, mr: int, n: int, square: bool) -> dict | No
     if not exact or na + nb > COOP_MAX_DIGITS:
         return None
     if not force and (not fast or not P.is_gpu(ctx) or mr < ma + mb
-                      or not COOP_MIN_DIGITS <= na + nb or n < GPU_ROWS_PER_CU * units // 4):
+                      or not COOP_MIN_DIGITS <= na + nb <= (COOP_SQR_MAX_DIGITS if square else na + nb)
+                      or n < GPU_ROWS_PER_CU * units // 4):
         return None
     w = max(1, P.env_count("CLBIG_MUL52_COOP_W", COOP_W))
     blocks = P.ceil_div(nc, w)

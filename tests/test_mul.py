@@ -135,6 +135,7 @@ def run_square(rng, bits, n, what, monkeypatch):
     """x * x takes the square kernels (each cross product once, doubled, plus the diagonal);
     a spy on the kernel builder makes sure they really ran."""
     import clbig.mul_basecase as mb
+    monkeypatch.setenv("CLBIG_MUL_RADIX", "32")   # not the FP64 kernels, which take squares too
     built = []
     real = mb.kernel
 
@@ -262,6 +263,7 @@ def test_fp64_digit_products(monkeypatch, rng, stage, xloc):
         for bits in (max(ba, bb), max(ba, bb) - 7, 31):
             check_values(clbig.mul_low(a, b, bits).tolist(), [x * y & mask(bits) for x, y in pairs],
                          f"{what} mul_low {bits}", (xs, ys))
+        check_values((a * a).tolist(), [x * x for x in xs], what + " square", (xs,))
         one = clbig.array([ys[0]], bits=bb)   # broadcast: stride 0
         check_values((a * one).tolist(), [x * ys[0] for x in xs], what + " broadcast", (xs,))
     assert taken and all(taken), "the FP64 kernel did not run"
@@ -295,6 +297,7 @@ def test_fp64_cooperative_products(monkeypatch, rng, w, c, ipb):
         for bits in (max(ba, bb), max(ba, bb) - 7):
             check_values(clbig.mul_low(a, b, bits).tolist(), [x * y & mask(bits) for x, y in pairs],
                          f"{what} mul_low {bits}", (xs, ys))
+        check_values((a * a).tolist(), [x * x for x in xs], what + " square", (xs,))
         one = clbig.array([ys[0]], bits=bb)   # stride 0
         check_values((a * one).tolist(), [x * ys[0] for x in xs], what + " broadcast b", (xs,))
         one = clbig.array([xs[0]], bits=ba)
@@ -314,7 +317,8 @@ def test_fp64_cooperative_routing(monkeypatch):
     got = mul_fp64.coop_plan(ctx, 64, 64, 128, n, False)
     assert got and got["C"] * got["IPB"] <= min(ctx.max_items, 256)
     assert mul_fp64.coop_plan(ctx, 64, 64, 64, n, False) is None       # low half
-    assert mul_fp64.coop_plan(ctx, 64, 64, 128, n, True) is None        # square
+    assert mul_fp64.coop_plan(ctx, 64, 64, 128, n, True)                # square, 2^11 bits
+    assert mul_fp64.coop_plan(ctx, 512, 512, 1024, n, True) is None     # square, 2^14: int32's
     assert mul_fp64.coop_plan(ctx, 64, 64, 128, 1000, False) is None    # too few
     assert mul_fp64.coop_plan(ctx, 16, 16, 32, n, False) is None        # one item holds it
     assert mul_fp64.coop_plan(ctx, 512, 512, 1024, n, False)["C"] == 32  # 2^14 bits
