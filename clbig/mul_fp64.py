@@ -77,8 +77,9 @@ def plan(ctx, ma: int, mb: int, mr: int, n: int, square: bool) -> dict | None:
 
 
 # The cooperative kernel (mul52_coop.cl.mako): several items per instance, for operands whose
-# digits one item cannot hold in registers. Taken for full products (not low halves) of
-# COOP_MIN..COOP_MAX digits in all on GPUs with fast FP64. H200, 2026-11-25, 2^32-bit batches,
+# digits one item cannot hold in registers. Taken on GPUs with fast FP64 for full products of
+# COOP_MIN..COOP_MAX digits in all, squares to COOP_SQR_MAX_DIGITS and low halves from
+# COOP_LOW_MIN_DIGITS. H200, 2026-11-25, 2^32-bit batches,
 # µs, int32 classical against this (bench/results/coop-mul-h200-2026-11-25.log):
 #
 #     2^11 full 3177 / 2654 (W 8, C 6, 32 instances per group)
@@ -86,7 +87,8 @@ def plan(ctx, ma: int, mb: int, mr: int, n: int, square: bool) -> dict | None:
 #     2^13 full 9049 / 6107 (W 8, C 16, 8 per group)
 #     2^14 full 15802 (the NTT) / 11288 (W 8, C 32, 4 per group; C 16: 12770, C 48: 12385)
 #     2^15 full 15285 (the NTT) / 21796 (best of C 32, 64, 128)
-#     2^11 low 1568 / 1579, 2^12 low 2498 / 2380, 2^10 low 869 (mul52) / 1337: low halves stay
+#     2^11 low 1568 / 1579, 2^12 low 2498 / 2380, 2^10 low 869 (mul52) / 1337: low halves only
+#     from 2^13 (COOP_LOW_MIN_DIGITS)
 #
 # More items per instance win as long as the blocks go round (C about half the blocks, to 16
 # while a group holds 8 instances or more, then 32): local memory (the digit rows) caps the
@@ -103,6 +105,10 @@ NTT_FROM_BITS = 22528
 # H200, 2^32-bit batches, int32 square against this kernel 2885 / 2463 µs at 2^11, 4193 / 3887
 # at 2^12, 6799 / 6047 at 2^13, 9868 / 11270 at 2^14.
 COOP_SQR_MAX_DIGITS = 330
+# Low halves (mod 2^bits below the full product) from two 2^13-bit operands: int32 against this,
+# 2^12 2496 / 2363 (C 8), 2^13 4499 / 3897 (C 16), 2^14 7948 / 6849 (C 32); the NTT keeps them
+# from 2^15 bits (ntt_from_bits_low), where this kernel would about tie it.
+COOP_LOW_MIN_DIGITS = 320
 
 
 def coop_auto(ctx) -> bool:
@@ -127,13 +133,19 @@ def coop_plan(ctx, ma: int, mb: int, mr: int, n: int, square: bool) -> dict | No
     nc = min(na + nb, P.ceil_div(32 * mr, D))
     if not exact or na + nb > COOP_MAX_DIGITS:
         return None
-    if not force and (not fast or not P.is_gpu(ctx) or mr < ma + mb
-                      or not COOP_MIN_DIGITS <= na + nb <= (COOP_SQR_MAX_DIGITS if square else na + nb)
+    low = mr < ma + mb
+    if not force and (not fast or not P.is_gpu(ctx)
+                      or not (COOP_LOW_MIN_DIGITS if low else COOP_MIN_DIGITS) <= na + nb
+                      or (square and na + nb > COOP_SQR_MAX_DIGITS)
                       or n < GPU_ROWS_PER_CU * units // 4):
         return None
     w = max(1, P.env_count("CLBIG_MUL52_COOP_W", COOP_W))
     blocks = P.ceil_div(nc, w)
-    c = max(1, P.env_count("CLBIG_MUL52_COOP_C", min(16 if blocks <= 48 else 32, P.ceil_div(blocks, 2))))
+    # a low half's blocks cost from 1 to NA steps: the longest alone bounds an item, so more
+    # items than for a full product's (H200: 2^13 C 16 3897 µs, C 8 4603, C 24 4550)
+    c = (min(32, max(1, 3 * blocks // 4)) if low else
+         min(16 if blocks <= 48 else 32, P.ceil_div(blocks, 2)))
+    c = max(1, P.env_count("CLBIG_MUL52_COOP_C", c))
     ipb = max(1, P.env_count("CLBIG_MUL52_COOP_IPB", 32))
     while ipb > 1 and (c * ipb > min(ctx.max_items, 256)
                        or _coop_local_bytes(na, nb, nc, w, ipb) > ctx.local_mem):

@@ -316,7 +316,8 @@ def test_fp64_cooperative_routing(monkeypatch):
     n = 1 << 20
     got = mul_fp64.coop_plan(ctx, 64, 64, 128, n, False)
     assert got and got["C"] * got["IPB"] <= min(ctx.max_items, 256)
-    assert mul_fp64.coop_plan(ctx, 64, 64, 64, n, False) is None       # low half
+    assert mul_fp64.coop_plan(ctx, 64, 64, 64, n, False) is None       # low half, 2^11
+    assert mul_fp64.coop_plan(ctx, 256, 256, 256, n, False)["C"] == 15  # low half, 2^13
     assert mul_fp64.coop_plan(ctx, 64, 64, 128, n, True)                # square, 2^11 bits
     assert mul_fp64.coop_plan(ctx, 512, 512, 1024, n, True) is None     # square, 2^14: int32's
     assert mul_fp64.coop_plan(ctx, 64, 64, 128, 1000, False) is None    # too few
