@@ -61,7 +61,7 @@ def addsub(ctx, op: str, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits:
         blk = ctx.buffer(n * pl.G)
         for k in ks:
             launch(ctx, k, pl.groups(n), pl.work_group, *args, blk, np.uint32(n))
-    return out, (flags.get(queue=ctx.queue)[:n].astype(bool) if want_flag else None)
+    return out, (ctx.get(flags)[:n].astype(bool) if want_flag else None)
 
 
 def _choose(ctx, op, ma, mb, bits, want_flag, sa, sb, n):

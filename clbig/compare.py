@@ -19,7 +19,7 @@ def compare3(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int) -> np.ndarra
     pl, k = got
     out = ctx.empty((n * pl.G,), np.uint8)
     launch(ctx, k, pl.groups(n), pl.work_group, a, np.uint64(sa), b, np.uint64(sb), out.data, np.uint32(n))
-    res = out.get(queue=ctx.queue).reshape(n, pl.G)
+    res = ctx.get(out).reshape(n, pl.G)
     if pl.G == 1:
         return res[:, 0]
     # The most significant block that differs decides.

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import functools
+import contextlib
 import math
 import numbers
 import os
@@ -359,6 +360,12 @@ class Context(Current):
         self._timed_queue = None
         self._last_queue = self._plain_queue
         self._queue_lock = threading.Lock()
+        # Choosing this thread's queue (and fencing it behind the other) and enqueueing on it
+        # must be one step for other threads: between the two, another thread's switch would
+        # fence its queue without this command, and a pooled buffer freed after it could be
+        # refilled on the other queue before it ran (tests/test_stress.py caught a sign
+        # byte so overwritten). Every enqueue holds this lock (`enqueuing`, `get`, launch).
+        self._enqueue_lock = threading.RLock()
         # Kernels and launch plans are memoized on this object (see clbig.render).
         self._programs: dict = {}
         # Every device array clbig makes comes from a pool: a chain of products and additions
@@ -371,7 +378,7 @@ class Context(Current):
         # A cached kernel object carries its arguments: setting them and enqueueing it are two
         # calls, so threads sharing this context take this lock for that pair (render.launch)
         # and for nothing else.
-        self.launch_lock = threading.Lock()
+        self.launch_lock = self._enqueue_lock
         # CLBIG_POISON=1: every buffer clbig allocates for a result, scratch or staging starts
         # filled with a non-zero pattern, so a kernel that relies on fresh (zeroed) or stale
         # memory fails a test deterministically instead of a user's computation now and then.
@@ -407,6 +414,21 @@ class Context(Current):
                     self._last_queue = q
         return q
 
+    @contextlib.contextmanager
+    def enqueuing(self):
+        """This thread's queue, for the commands enqueued inside the block: no other thread's
+        command or queue switch comes between choosing it and enqueueing (see __init__)."""
+        with self._enqueue_lock:
+            yield self.queue
+
+    def get(self, arr: cla.Array, ary: np.ndarray | None = None) -> np.ndarray:
+        """A device array's contents on the host (into `ary` when given): the read is enqueued
+        under the enqueue lock and waited for outside it."""
+        with self._enqueue_lock:
+            host, ev = arr.get_async(queue=self.queue, ary=ary)
+        ev.wait()
+        return host
+
     def finish(self):
         for q in (self._plain_queue, self._timed_queue):
             if q is not None:
@@ -425,12 +447,19 @@ class Context(Current):
         cla.zeros launches a cached kernel object of its own, outside clbig's launch lock)."""
         arr = _fast_empty(self, shape, dtype)
         if arr.nbytes:
-            arr.add_event(cl.enqueue_fill_buffer(self.queue, arr.data, np.uint8(0), 0, arr.nbytes))
+            with self.enqueuing() as q:
+                arr.add_event(cl.enqueue_fill_buffer(q, arr.data, np.uint8(0), 0, arr.nbytes))
         return arr
 
     def to_device(self, host: np.ndarray) -> cla.Array:
         """A device copy of a host array, from the pool (the copy is blocking)."""
-        return cla.to_device(self.queue, host, allocator=self.allocator)
+        host = np.ascontiguousarray(host)
+        arr = _fast_empty(self, host.shape, host.dtype)
+        if host.nbytes:
+            with self.enqueuing() as q:
+                ev = cl.enqueue_copy(q, arr.data, host, is_blocking=False)
+            ev.wait()
+        return arr
 
     def pinned_empty(self, shape, dtype=np.uint32) -> np.ndarray:
         """An uninitialized host array in page-locked memory of this context: a buffer made
@@ -465,7 +494,8 @@ class Context(Current):
     _POISON = np.uint8(0xA5)   # every limb 0xA5A5A5A5: neither 0 nor all ones
 
     def _poison(self, buf, nbytes: int):
-        cl.enqueue_fill_buffer(self.queue, buf, self._POISON, 0, nbytes)
+        with self.enqueuing() as q:
+            cl.enqueue_fill_buffer(q, buf, self._POISON, 0, nbytes)
 
     def free_memory(self):
         """Give the device memory that clbig's pool holds for reuse back to the driver."""

@@ -117,7 +117,7 @@ def divmod(ctx, u, su: int, mu: int, v, sv: int, mv: int, lens, sl: int, n: int,
                np.uint64(sv), np.uint32(mv), lens, np.uint32(sl), q.data, r.data, st.data,
                np.uint32(n))
         if stats is not None:
-            counts = st.get(queue=ctx.queue)
+            counts = ctx.get(st)
             stats.update(plan=pl, slow=counts[:, 0], addback=counts[:, 1])
         return q, r
     raise DoesNotFit(f"no basecase division kernel fits this device for {mv}-limb divisors")

@@ -201,12 +201,12 @@ def bitlen_least(ctx, a, sa: int, ma: int, n: int):
     reading those cost more than the whole division of a large batch of small numbers (H200,
     8388608 divisions of 2^9 bits: the kernels 1.1 ms, the read and scan of 32 MiB 16 ms)."""
     out, least, wg = _bitlen(ctx, a, sa, ma, n)
-    mins = least.get(queue=ctx.queue)
+    mins = ctx.get(least)
     lo = int(mins.min())
     if lo:
         return out, lo, -1
     g = int(np.argmin(mins))                 # the first group holding a zero: read its lengths
-    part = out[g * wg:min(n, (g + 1) * wg)].get(queue=ctx.queue)
+    part = ctx.get(out[g * wg:min(n, (g + 1) * wg)])
     return out, 0, g * wg + int(np.argmin(part))
 
 

@@ -100,7 +100,7 @@ def invert(a, m, strict: bool = True):
 
 def _no_zero_modulus(m: BigIntArray):
     from .div_q import bitlen
-    lens = bitlen(m.ctx, m.data.data, m.m, m.m, len(m)).get(queue=m.ctx.queue)[:len(m)]
+    lens = m.ctx.get(bitlen(m.ctx, m.data.data, m.m, m.m, len(m)))[:len(m)]
     if not lens.all():
         raise ValueError(f"invert: the modulus is 0 at index {int(np.argmin(lens))}")
 
@@ -139,7 +139,7 @@ def _even_rows(a, sa, m, sm, out, ok, idx):
     inv[~has] = 0
     inv[is_one] = 0
     inv[is_one, 0] = 1                                  # 1 * 1 = 1 mod any m >= 2
-    host = out.get(queue=ctx.queue)
+    host = ctx.get(out)
     host[idx] = inv
     ok = ok.copy()
     ok[idx] = has | is_one

@@ -88,7 +88,7 @@ def _run(ctx, mode, n, m, store, args_front, out, args_back):
     st = ctx.empty((n,), np.uint32)
     launch(ctx, k, groups, wg, *args_front, out.data, *args_back, st.data, scratch,
            np.uint64(np_), np.uint32(n))
-    return st.get(queue=ctx.queue)
+    return ctx.get(st)
 
 
 def gcd(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, mr: int, cap: int, store=None):

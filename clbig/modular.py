@@ -37,9 +37,11 @@ def _limb0(m: BigIntArray) -> np.ndarray:
     n = len(m)
     host = np.empty(n, np.uint32)
     if n:
-        cl.enqueue_copy(m.ctx.queue, host, m.data.base_data, buffer_origin=(m.data.offset, 0, 0),
-                        host_origin=(0, 0, 0), region=(4, n, 1), buffer_pitches=(4 * m.m, 0),
-                        host_pitches=(4, 0), is_blocking=True)
+        with m.ctx.enqueuing() as q:
+            ev = cl.enqueue_copy(q, host, m.data.base_data, buffer_origin=(m.data.offset, 0, 0),
+                                 host_origin=(0, 0, 0), region=(4, n, 1), buffer_pitches=(4 * m.m, 0),
+                                 host_pitches=(4, 0), is_blocking=False)
+        ev.wait()
     return host
 
 
@@ -178,7 +180,7 @@ def _rows(x: BigIntArray, idx: np.ndarray, host=None) -> list[int]:
 
 def _patch(ctx, out, idx: np.ndarray, vals: list[int], bits: int):
     """out (n, nm device array) with rows idx replaced by vals."""
-    host = out.get(queue=ctx.queue)
+    host = ctx.get(out)
     m = host.shape[1]
     for i, v in zip(idx, vals):
         host[int(i)] = np.frombuffer(int(v).to_bytes(4 * m, "little"), dtype="<u4")

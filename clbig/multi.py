@@ -195,7 +195,8 @@ class SplitArray(BigIntArray):
         for d, p, r0, r1 in self._ranges():
             dst = host[r0:r1]
             if isinstance(p, BigIntArray) and p.m == self.m and r1 > r0 and p.data.flags.c_contiguous:
-                events.append(p.data.get_async(queue=p.ctx.queue, ary=dst)[1])
+                with p.ctx.enqueuing() as q:
+                    events.append(p.data.get_async(queue=q, ary=dst)[1])
             else:
                 limbs = p.to_limbs(magnitude=True)
                 dst[:, :limbs.shape[1]] = limbs

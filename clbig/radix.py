@@ -49,7 +49,8 @@ def upload(ctx, vals: list, m: int) -> cla.Array:
         view = pyint.digits(vals[0]) if vals[0] else np.zeros(0, np.uint32)
         d = ctx.empty(max(1, len(view)), np.uint32)
         if len(view):
-            out.add_event(cl.enqueue_copy(ctx.queue, d.data, view, is_blocking=False))
+            with ctx.enqueuing() as q:
+                out.add_event(cl.enqueue_copy(q, d.data, view, is_blocking=False))
         krn = kernel(ctx, "radix.cl.mako", "digit_row_to_limbs", KERNEL="digits_to_limbs", M=m, ND=0, WG=0)
         launch(ctx, krn, P.ceil_div(m, wg), wg, d.data, np.uint64(len(view)), out.data)
         return out
@@ -61,7 +62,8 @@ def upload(ctx, vals: list, m: int) -> cla.Array:
     meta = [counts.astype(np.uint32), (offsets & 0xFFFFFFFF).astype(np.uint32), (offsets >> 32).astype(np.uint32)]
     host = np.concatenate(views + meta)   # copies while `vals` holds the ints
     d = ctx.empty(len(host), np.uint32)
-    out.add_event(cl.enqueue_copy(ctx.queue, d.data, host, is_blocking=False))
+    with ctx.enqueuing() as q:
+        out.add_event(cl.enqueue_copy(q, d.data, host, is_blocking=False))
     krn = kernel(ctx, "radix.cl.mako", "digits_to_limbs", KERNEL="digits_to_limbs", M=m, ND=0, WG=0)
     launch(ctx, krn, P.ceil_div(n * m, wg), wg, d.data, np.uint64(total), out.data, np.uint32(n))
     return out
@@ -69,7 +71,7 @@ def upload(ctx, vals: list, m: int) -> cla.Array:
 
 def bit_lengths(ctx, data: cla.Array) -> np.ndarray:
     """The bit length of every row of an (n, m) limb array, computed on the device."""
-    return _bit_lengths(ctx, data).get(queue=ctx.queue)
+    return ctx.get(_bit_lengths(ctx, data))
 
 
 def _bit_lengths(ctx, data: cla.Array) -> cla.Array:
@@ -84,7 +86,8 @@ def _bit_lengths(ctx, data: cla.Array) -> cla.Array:
 def download(ctx, data: cla.Array) -> list[int]:
     """The rows of an (n, m) limb array as Python ints."""
     if data.offset:
-        data = data.copy(queue=ctx.queue)
+        with ctx.enqueuing() as q:
+            data = data.copy(queue=q)
     n, m = data.shape
     if n == 1 and pyint.ndigits(32 * m) <= ONE_READ_DIGITS:
         return [_download_one(ctx, data)]
@@ -95,9 +98,11 @@ def download(ctx, data: cla.Array) -> list[int]:
     digits = _digits(ctx, data, nd_max)
     if n == 1:   # straight into the new int's digits
         x, view = pyint.blank(nd_max)
-        cl.enqueue_copy(ctx.queue, view, digits.data, is_blocking=True)
+        with ctx.enqueuing() as q:
+            ev = cl.enqueue_copy(q, view, digits.data, is_blocking=False)
+        ev.wait()
         return [x]
-    host = digits.get(queue=ctx.queue)
+    host = ctx.get(digits)
     return [pyint.from_digits(host[i, :pyint.ndigits(int(b))]) if b else 0
             for i, b in enumerate(lengths)]
 
@@ -122,8 +127,11 @@ def _download_one(ctx, data: cla.Array) -> int:
     bits_d = _bit_lengths(ctx, data)
     digits = _digits(ctx, data, nd)
     bits = np.empty(1, np.uint64)
-    ev = cl.enqueue_copy(ctx.queue, bits, bits_d.data, is_blocking=False)
-    host = digits.get(queue=ctx.queue)[0]
+    with ctx.enqueuing() as q:   # both reads on one queue, one after the other
+        ev = cl.enqueue_copy(q, bits, bits_d.data, is_blocking=False)
+        host, ev2 = digits.get_async(queue=q)
+    ev2.wait()
     ev.wait()
+    host = host[0]
     top = pyint.ndigits(int(bits[0]))
     return pyint.from_digits(host[:top]) if top else 0

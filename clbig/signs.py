@@ -259,7 +259,7 @@ def bitwise(op: str, a, b) -> BigIntArray:
                           marks(b).data if hb else None, 1 if sb else 0)
     if got is not None:
         out, nr = got
-        neg = None if nr is None else nr.get(queue=ctx.queue)[:n].view(bool)
+        neg = None if nr is None else ctx.get(nr)[:n].view(bool)
         return BigIntArray(ctx, out, bits, neg if neg is not None and neg.any() else None)
     return _bitwise_passes(op, a, b, n, sa, sb, bits)
 

@@ -176,7 +176,7 @@ def measure(ctx, sizes, n_of, progress=None, low=False):
                 continue
             f = lambda: mul_n.mul(ctx, a.data.data, m, m, b.data.data, m, m, n, width, alg)
             r = f()
-            got = limbs_to_ints(r[0:1].get(queue=ctx.queue))[0]
+            got = limbs_to_ints(ctx.get(r[0:1]))[0]
             if got != (x * y) % (1 << width):
                 raise RuntimeError(f"tune: {alg} gave a wrong product at 2^{lg} bits")
             out[lg][alg] = _time(ctx, f, 3)

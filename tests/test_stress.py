@@ -281,3 +281,63 @@ def test_threads_cooperative_fp64_products(ctx, monkeypatch):
     _in_threads(work)
     assert taken and all(taken), "the cooperative kernel did not run"
     assert len(bad) == THREADS * 40 * SCALE and sum(bad) == 0, f"{sum(bad)} of {len(bad)} products wrong"
+
+
+def test_queue_switch_orders_a_command_enqueued_meanwhile(ctx, monkeypatch):
+    """A thread chooses its queue and, before it enqueues, another thread switches the context
+    to the other queue. The command must still run before whatever that thread enqueues once
+    the command's input buffer is back in the pool. Here thread A copies the rows of `arr`
+    (its queue then held shut by a gate, so the copy runs late) and drops `arr`; thread B
+    uploads other values into a buffer of that size, which the pool hands it. Without one lock
+    over choosing the queue and enqueueing, B's fence missed the copy, the upload ran first
+    and the copy read B's values (CI saw this once, as a signed & reading another thread's
+    sign bytes). With the lock, B's switch waits for A's copy to be enqueued."""
+    import numpy as np
+    import pyopencl as cl
+    if ctx.allocator is None:
+        pytest.skip("no buffer pool on this device")
+    cls = type(ctx)
+    real = cls.queue
+    in_window, switched, gated, freed = (threading.Event() for _ in range(4))
+
+    def paused(self):
+        q = real.fget(self)
+        if threading.current_thread().name == "A" and not in_window.is_set():
+            in_window.set()
+            gated.wait(1)   # holding the enqueue lock, B cannot switch: this times out
+        return q
+    n, m = 64, 32
+    want = [(i + 1) * 0x1234567 for i in range(n)]
+    other = np.full((n, m), 0x5A5A5A5A, np.uint32)
+    held = [clbig.array(want, bits=32 * m, ctx=ctx)]
+    ctx.finish()
+    got = {}
+
+    def a():
+        got["rows"] = held[0][0:n]   # a device copy of the rows
+        del held[0]                  # their buffer back to the pool
+        freed.set()
+
+    def b():
+        in_window.wait(2)
+        with clbig.profile():
+            ctx.to_device(np.zeros(3, np.uint32))   # B's first command: the switch
+            switched.set()
+            freed.wait(3)
+            got["upload"] = ctx.to_device(other)    # a buffer of the rows' size from the pool
+    monkeypatch.setattr(cls, "queue", property(paused))
+    ta, tb = threading.Thread(target=a, name="A"), threading.Thread(target=b, name="B")
+    ta.start()
+    tb.start()
+    switched.wait(3)
+    gate = cl.UserEvent(ctx.cl_context)       # holds A's queue from here on
+    cl.enqueue_barrier(ctx._plain_queue, wait_for=[gate])
+    gated.set()
+    freed.wait(3)
+    time.sleep(0.3)
+    gate.set_status(cl.command_execution_status.COMPLETE)
+    ta.join(5)
+    tb.join(5)
+    monkeypatch.setattr(cls, "queue", real)
+    assert not ta.is_alive() and not tb.is_alive()
+    check_values(got["rows"].tolist(), want, "rows copied before their buffer was reused")
