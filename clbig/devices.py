@@ -359,7 +359,6 @@ class Context(Current):
         self._plain_queue = cl.CommandQueue(self.cl_context)
         self._timed_queue = None
         self._last_queue = self._plain_queue
-        self._queue_lock = threading.Lock()
         # Choosing this thread's queue (and fencing it behind the other) and enqueueing on it
         # must be one step for other threads: between the two, another thread's switch would
         # fence its queue without this command, and a pooled buffer freed after it could be
@@ -399,19 +398,18 @@ class Context(Current):
         plain one elsewhere. Switching from the queue last used fences the new one behind a
         marker of the old, so commands still run in the order they were enqueued."""
         q = self._plain_queue
-        if recording():
-            q = self._timed_queue
-            if q is None:
-                with self._queue_lock:
-                    if self._timed_queue is None:
-                        self._timed_queue = cl.CommandQueue(
-                            self.cl_context, properties=cl.command_queue_properties.PROFILING_ENABLE)
-                    q = self._timed_queue
-        if q is not self._last_queue:
-            with self._queue_lock:
-                if q is not self._last_queue:
-                    cl.enqueue_barrier(q, wait_for=[cl.enqueue_marker(self._last_queue)])
-                    self._last_queue = q
+        # Under the enqueue lock: a switch must not come between another thread's choice of
+        # its queue and its enqueue (see __init__), even from a caller that only reads the
+        # queue (an array's constructor).
+        with self._enqueue_lock:
+            if recording():
+                if self._timed_queue is None:
+                    self._timed_queue = cl.CommandQueue(
+                        self.cl_context, properties=cl.command_queue_properties.PROFILING_ENABLE)
+                q = self._timed_queue
+            if q is not self._last_queue:
+                cl.enqueue_barrier(q, wait_for=[cl.enqueue_marker(self._last_queue)])
+                self._last_queue = q
         return q
 
     @contextlib.contextmanager
