@@ -12,9 +12,10 @@
 ##
 ## Items are k-major (tid = k * IPB + s): a GPU's warp then holds one k, so its items run the
 ## same blocks and loop lengths (no divergence) and read 32 rows at one column (LD odd: no bank
-## conflicts). Local memory: the group's digit rows of a and b (doubles), then, reused, the
-## column sums (ulong) and each block's top carry; one pass of carries per instance by item
-## k = 0; every item then cuts 32-bit limbs from the digits and stores them row by row.
+## conflicts). Local memory: the group's digit rows of a and b (doubles), and apart from them
+## (the rows are read until every item is done) the column sums (ulong) and each block's top
+## carry; one pass of carries per instance by item k = 0; every item then cuts 32-bit limbs
+## from the digits and stores them row by row.
 ## MA, MB: the operand limbs that take part (at most MR each); strides sa, sb (0 broadcasts);
 ## the top limb is masked by TOP_MASK.
 <%namespace name="m52" file="blocks/mont52.mako" import="mont52_defs, digit_rt_defs"/>
@@ -29,7 +30,6 @@
     XLD = NA | 1                       # a's row (odd: banks)
     YLD = (NB + 2 * PAD) | 1           # b's padded row
     CLD = (NC + NBLK) | 1              # columns, then the blocks' top carries
-    ROW = max(XLD + YLD, CLD)          # doubles / ulongs per instance
     WG = C * IPB
 
     def cost(c0):
