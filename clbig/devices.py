@@ -375,8 +375,7 @@ class Context(Current):
         pooled = "oclgrind" not in self.name.lower() and not os.environ.get("CLBIG_NO_POOL")
         self.allocator = cl_tools.MemoryPool(cl_tools.ImmediateAllocator(self._plain_queue)) if pooled else None
         # A cached kernel object carries its arguments: setting them and enqueueing it are two
-        # calls, so threads sharing this context take this lock for that pair (render.launch)
-        # and for nothing else.
+        # calls, so render.launch holds the enqueue lock over the pair.
         self.launch_lock = self._enqueue_lock
         # CLBIG_POISON=1: every buffer clbig allocates for a result, scratch or staging starts
         # filled with a non-zero pattern, so a kernel that relies on fresh (zeroed) or stale
@@ -419,6 +418,13 @@ class Context(Current):
         with self._enqueue_lock:
             yield self.queue
 
+    def copy(self, dst, src, **kw) -> None:
+        """A blocking cl.enqueue_copy (keywords as its own): enqueued under the enqueue lock,
+        waited for outside it."""
+        with self._enqueue_lock:
+            ev = cl.enqueue_copy(self.queue, dst, src, is_blocking=False, **kw)
+        ev.wait()
+
     def get(self, arr: cla.Array, ary: np.ndarray | None = None) -> np.ndarray:
         """A device array's contents on the host (into `ary` when given): the read is enqueued
         under the enqueue lock and waited for outside it."""
@@ -454,9 +460,7 @@ class Context(Current):
         host = np.ascontiguousarray(host)
         arr = _fast_empty(self, host.shape, host.dtype)
         if host.nbytes:
-            with self.enqueuing() as q:
-                ev = cl.enqueue_copy(q, arr.data, host, is_blocking=False)
-            ev.wait()
+            self.copy(arr.data, host)
         return arr
 
     def pinned_empty(self, shape, dtype=np.uint32) -> np.ndarray:

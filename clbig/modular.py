@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import gmpy2
 import numpy as np
-import pyopencl as cl
 
 from . import mont, mont52, ops
 from .array import BigIntArray, array
@@ -37,11 +36,8 @@ def _limb0(m: BigIntArray) -> np.ndarray:
     n = len(m)
     host = np.empty(n, np.uint32)
     if n:
-        with m.ctx.enqueuing() as q:
-            ev = cl.enqueue_copy(q, host, m.data.base_data, buffer_origin=(m.data.offset, 0, 0),
-                                 host_origin=(0, 0, 0), region=(4, n, 1), buffer_pitches=(4 * m.m, 0),
-                                 host_pitches=(4, 0), is_blocking=False)
-        ev.wait()
+        m.ctx.copy(host, m.data.base_data, buffer_origin=(m.data.offset, 0, 0), host_origin=(0, 0, 0),
+                   region=(4, n, 1), buffer_pitches=(4 * m.m, 0), host_pitches=(4, 0))
     return host
 
 

@@ -98,9 +98,7 @@ def download(ctx, data: cla.Array) -> list[int]:
     digits = _digits(ctx, data, nd_max)
     if n == 1:   # straight into the new int's digits
         x, view = pyint.blank(nd_max)
-        with ctx.enqueuing() as q:
-            ev = cl.enqueue_copy(q, view, digits.data, is_blocking=False)
-        ev.wait()
+        ctx.copy(view, digits.data)
         return [x]
     host = ctx.get(digits)
     return [pyint.from_digits(host[i, :pyint.ndigits(int(b))]) if b else 0
