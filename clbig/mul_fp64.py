@@ -14,9 +14,8 @@ against 869 µs at 2^9 bits, 2906 against 1533 at 2^10; PoCL, 2^15 squares of 51
 against 2.0 ms, 2^14 of 1024 bits 9.9 against 3.2 (bench/results/coop-mul-h200-2026-11-25.log).
 mul_basecase asks `plan` first, then `coop_plan` (the cooperative kernel, mul52_coop.cl.mako,
 for larger products on GPUs); None from both leaves the product to the int32 kernels.
-CLBIG_MUL_RADIX=51 takes this path
-wherever it can run (up to FORCED_MAX_DIGITS), =30 or =32 never (tests force each radix at
-every size).
+CLBIG_MUL_RADIX=51 takes this path wherever it can run (up to FORCED_MAX_DIGITS), =30 or =32
+never (tests force each radix at every size).
 """
 from __future__ import annotations
 
@@ -111,22 +110,29 @@ COOP_SQR_MAX_DIGITS = 330
 COOP_LOW_MIN_DIGITS = 320
 
 
+def _coop_setting() -> str | None:
+    """"force" (CLBIG_MUL52_COOP=1 or CLBIG_MUL_RADIX=51), "auto", or None (CLBIG_MUL52_COOP=0,
+    or another radix forced)."""
+    want = os.environ.get("CLBIG_MUL52_COOP", "auto").strip()
+    radix = os.environ.get("CLBIG_MUL_RADIX", "auto").strip()
+    if want == "0" or radix not in ("auto", "51"):
+        return None
+    return "force" if want == "1" or radix == "51" else "auto"
+
+
 def coop_auto(ctx) -> bool:
     """Whether auto takes the cooperative kernel for large batches of full products here."""
     exact, fast, _ = _device(ctx)
-    return (exact and fast and P.is_gpu(ctx)
-            and os.environ.get("CLBIG_MUL52_COOP", "auto").strip() != "0"
-            and os.environ.get("CLBIG_MUL_RADIX", "auto").strip() in ("auto", "51"))
+    return bool(exact and fast and P.is_gpu(ctx) and _coop_setting())
 
 
 def coop_plan(ctx, ma: int, mb: int, mr: int, n: int, square: bool) -> dict | None:
     """The cooperative kernel's parameters for (a * b) mod 2^(32 mr), or None where the other
     kernels should run it."""
-    want = os.environ.get("CLBIG_MUL52_COOP", "auto").strip()
-    radix = os.environ.get("CLBIG_MUL_RADIX", "auto").strip()
-    force = want == "1" or radix == "51"
-    if want == "0" or radix not in ("auto", "51"):
+    setting = _coop_setting()
+    if setting is None:
         return None
+    force = setting == "force"
     exact, fast, units = _device(ctx)
     ma, mb = min(ma, mr), min(mb, mr)
     na, nb = _digits(ma), _digits(mb)
