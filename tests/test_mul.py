@@ -235,6 +235,25 @@ def test_carry_mode_checked(monkeypatch):
         clbig.Context()
 
 
+def check_forced_products(rng, sizes, what, lows):
+    """Full products, low halves mod 2^(each of lows(ba, bb)), squares and both operands
+    broadcast, at (ba, bb, n) of each of sizes, through whichever kernel the caller forced."""
+    for ba, bb, n in sizes:
+        pairs = mul_pairs(rng, ba, bb, n=n)
+        xs, ys = [p[0] for p in pairs], [p[1] for p in pairs]
+        a, b = clbig.array(xs, bits=ba), clbig.array(ys, bits=bb)
+        w = f"{what} {ba}x{bb}"
+        check_values((a * b).tolist(), [x * y for x, y in pairs], w, (xs, ys))
+        for bits in lows(ba, bb):
+            check_values(clbig.mul_low(a, b, bits).tolist(), [x * y & mask(bits) for x, y in pairs],
+                         f"{w} mul_low {bits}", (xs, ys))
+        check_values((a * a).tolist(), [x * x for x in xs], w + " square", (xs,))
+        one = clbig.array([ys[0]], bits=bb)   # stride 0
+        check_values((a * one).tolist(), [x * ys[0] for x in xs], w + " broadcast b", (xs,))
+        one = clbig.array([xs[0]], bits=ba)
+        check_values((one * b).tolist(), [xs[0] * y for y in ys], w + " broadcast a", (ys,))
+
+
 @pytest.mark.parametrize("stage,xloc", [(0, 0), (0, 1), (1, 0), (1, 1)])
 def test_fp64_digit_products(monkeypatch, rng, stage, xloc):
     """The FP64 kernel (mul_fp64: 51-bit digits, product scanning) in each of its variants:
@@ -254,18 +273,8 @@ def test_fp64_digit_products(monkeypatch, rng, stage, xloc):
              (512, 512, 9)]
     if stage:   # the GPUs' variants at the largest size they take by default (fresh PoCL
         sizes.append((1024, 1024, 3))   # builds of the unrolled kernel take seconds each)
-    for ba, bb, n in sizes:
-        pairs = mul_pairs(rng, ba, bb, n=n)
-        xs, ys = [p[0] for p in pairs], [p[1] for p in pairs]
-        a, b = clbig.array(xs, bits=ba), clbig.array(ys, bits=bb)
-        what = f"fp64 stage={stage} xloc={xloc} {ba}x{bb}"
-        check_values((a * b).tolist(), [x * y for x, y in pairs], what, (xs, ys))
-        for bits in (max(ba, bb), max(ba, bb) - 7, 31):
-            check_values(clbig.mul_low(a, b, bits).tolist(), [x * y & mask(bits) for x, y in pairs],
-                         f"{what} mul_low {bits}", (xs, ys))
-        check_values((a * a).tolist(), [x * x for x in xs], what + " square", (xs,))
-        one = clbig.array([ys[0]], bits=bb)   # broadcast: stride 0
-        check_values((a * one).tolist(), [x * ys[0] for x in xs], what + " broadcast", (xs,))
+    check_forced_products(rng, sizes, f"fp64 stage={stage} xloc={xloc}",
+                          lambda ba, bb: (max(ba, bb), max(ba, bb) - 7, 31))
     assert taken and all(taken), "the FP64 kernel did not run"
 
 
@@ -284,30 +293,18 @@ def test_fp64_cooperative_products(monkeypatch, rng, w, c, ipb):
     monkeypatch.setenv("CLBIG_MUL52_COOP_IPB", str(ipb))
     if c:
         monkeypatch.setenv("CLBIG_MUL52_COOP_C", str(c))
-    monkeypatch.setattr(mul_fp64, "plan", lambda *a, **k: None)   # not the one-item kernel
     taken = []
     real = mul_fp64.coop_mul
     monkeypatch.setattr(mul_fp64, "coop_mul", lambda *a, **k: taken.append(real(*a, **k)) or taken[-1])
-    for ba, bb, n in [(32, 32, 1), (33, 700, 5), (700, 33, 3), (2048, 2048, 7), (1500, 999, 9)]:
-        pairs = mul_pairs(rng, ba, bb, n=n)
-        xs, ys = [p[0] for p in pairs], [p[1] for p in pairs]
-        a, b = clbig.array(xs, bits=ba), clbig.array(ys, bits=bb)
-        what = f"fp64 coop W={w} C={c} IPB={ipb} {ba}x{bb}"
-        check_values((a * b).tolist(), [x * y for x, y in pairs], what, (xs, ys))
-        for bits in (max(ba, bb), max(ba, bb) - 7):
-            check_values(clbig.mul_low(a, b, bits).tolist(), [x * y & mask(bits) for x, y in pairs],
-                         f"{what} mul_low {bits}", (xs, ys))
-        check_values((a * a).tolist(), [x * x for x in xs], what + " square", (xs,))
-        one = clbig.array([ys[0]], bits=bb)   # stride 0
-        check_values((a * one).tolist(), [x * ys[0] for x in xs], what + " broadcast b", (xs,))
-        one = clbig.array([xs[0]], bits=ba)
-        check_values((one * b).tolist(), [xs[0] * y for y in ys], what + " broadcast a", (ys,))
+    check_forced_products(rng, [(32, 32, 1), (33, 700, 5), (700, 33, 3), (2048, 2048, 7), (1500, 999, 9)],
+                          f"fp64 coop W={w} C={c} IPB={ipb}", lambda ba, bb: (max(ba, bb), max(ba, bb) - 7))
     assert taken and all(taken), "the cooperative kernel did not run"
 
 
 def test_fp64_cooperative_routing(monkeypatch):
-    """Auto takes the cooperative kernel only for large batches of full products of 43..330
-    digits on GPUs with fast FP64; never for squares or low halves, never on CPUs."""
+    """Auto takes the cooperative kernel only for large batches on GPUs with fast FP64: full
+    products of 43..900 digits in all, squares to 2^13 bits, low halves from 2^13; never on
+    CPUs. Where it runs, the NTT takes full products later."""
     from clbig import mul_fp64
     ctx = clbig.Context()
     dev = (True, True, 132)
