@@ -10,8 +10,9 @@ H200, 2026-11-25, 2^32-bit batches, µs (int32 classical against this):
 
 and on PoCL (a 2-core Zen 5, 2026-11-25, 2^27-bit batches) 3-5.6x at 2^9 and 2^10, slower from 2^11.
 Squares too, although the int32 square kernels take each cross product once: H200, x*x, 1798
-against 869 µs at 2^9 bits, 2906 against 1533 at 2^10; PoCL, 2^15 squares of 512 bits 10.4
-against 2.0 ms, 2^14 of 1024 bits 9.9 against 3.2 (bench/results/coop-mul-h200-2026-11-25.log).
+against 869 µs at 2^9 bits, 2906 against 1533 at 2^10 (bench/results/coop-mul-h200-2026-11-25.log);
+PoCL on the CI machine's 2-core Zen 5, 2026-11-25, 2^15 squares of 512 bits 10.4 against 2.0 ms,
+2^14 of 1024 bits 9.9 against 3.2 (bench/README.md).
 mul_basecase asks `plan` first, then `coop_plan` (the cooperative kernel, mul52_coop.cl.mako,
 for larger products on GPUs); None from both leaves the product to the int32 kernels.
 CLBIG_MUL_RADIX=51 takes this path wherever it can run (up to FORCED_MAX_DIGITS), =30 or =32
