@@ -20,7 +20,6 @@ instance is slow (one work-item), but exact.
 """
 from __future__ import annotations
 
-import os
 
 import numpy as np
 
@@ -49,7 +48,7 @@ def digits(limbs: int, spare: int = 0) -> int:
 def cofactor_rounds() -> int:
     """Rounds per cofactor update of the inverse (CLBIG_GCD_COF=1|2 overrides): 2 halves the
     passes over the cofactors (H200, bench/results/gcd-h200-2026-11-24b.log)."""
-    env = os.environ.get("CLBIG_GCD_COF", "").strip()
+    env = P.env("CLBIG_GCD_COF", "").strip()
     if env in ("1", "2"):
         return int(env)
     if env:
@@ -58,7 +57,7 @@ def cofactor_rounds() -> int:
 
 
 def storage(mode: str, m: int) -> str:
-    env = os.environ.get("CLBIG_GCD_STORE", "").strip().lower()
+    env = P.env("CLBIG_GCD_STORE", "").strip().lower()
     if env in ("private", "global"):
         return env
     if env:

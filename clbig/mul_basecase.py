@@ -6,7 +6,6 @@ take the multi-group path, whose partial chunks are finished by one multi-group 
 """
 from __future__ import annotations
 
-import os
 
 import numpy as np
 
@@ -116,7 +115,7 @@ def mul(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int):
     # sizes). Limbs with carry chains (ctx.carry) beat them everywhere: 29.1 against 34.8 ms at
     # 2^16, 57.4 against 72.0 at 2^17. CLBIG_MUL_RADIX=30 or 32 forces one (tests use it to
     # cover both at every size).
-    radix = os.environ.get("CLBIG_MUL_RADIX", "auto")
+    radix = P.env("CLBIG_MUL_RADIX", "auto")
     # a square's halved work beats the digits' faster multiply-adds
     if radix == "30" or (radix == "auto" and max(ma, mb, mr) >= 2048 and not square and not carry):
         for p in digit_plans(ctx, ma, mb, mr, n):

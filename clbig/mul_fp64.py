@@ -20,7 +20,6 @@ never (tests force each radix at every size).
 """
 from __future__ import annotations
 
-import os
 
 import numpy as np
 
@@ -50,10 +49,10 @@ def _device(ctx) -> tuple[bool, bool, int]:
 def plan(ctx, ma: int, mb: int, mr: int, n: int, square: bool) -> dict | None:
     """The template parameters for (a * b) mod 2^(32 mr), or None where the int32 kernels
     should run it."""
-    radix = os.environ.get("CLBIG_MUL_RADIX", "auto").strip()
+    radix = P.env("CLBIG_MUL_RADIX", "auto").strip()
     force = radix == "51"
     if (radix not in ("auto", "51")
-            or os.environ.get("CLBIG_MUL52_COOP", "").strip() == "1"):   # the cooperative one
+            or P.env("CLBIG_MUL52_COOP", "").strip() == "1"):   # the cooperative one
         return None
     exact, fast, units = _device(ctx)
     if not exact:
@@ -114,8 +113,8 @@ COOP_LOW_MIN_DIGITS = 320
 def _coop_setting() -> str | None:
     """"force" (CLBIG_MUL52_COOP=1 or CLBIG_MUL_RADIX=51), "auto", or None (CLBIG_MUL52_COOP=0,
     or another radix forced)."""
-    want = os.environ.get("CLBIG_MUL52_COOP", "auto").strip()
-    radix = os.environ.get("CLBIG_MUL_RADIX", "auto").strip()
+    want = P.env("CLBIG_MUL52_COOP", "auto").strip()
+    radix = P.env("CLBIG_MUL_RADIX", "auto").strip()
     if want == "0" or radix not in ("auto", "51"):
         return None
     return "force" if want == "1" or radix == "51" else "auto"

@@ -24,7 +24,6 @@ the scan addition (clbig.add_n).
 from __future__ import annotations
 
 import functools
-import os
 
 import numpy as np
 
@@ -68,7 +67,7 @@ def default_field(ctx=None, ma: int = 0, mb: int = 0, bits: int = 0) -> str:
     (batches of 2^32 bits: 19.2 against 31.9 ms at 2^15 bits, 29.0 against 49.5 at 2^17),
     the 64-bit prime once passes must go through global memory three times over (2^18: 46.9
     against 50.1 ms; one 2^24-bit product 1.3 against 2.6 ms)."""
-    forced = os.environ.get("CLBIG_NTT_FIELD")
+    forced = P.env("CLBIG_NTT_FIELD")
     if forced or ctx is None:
         return forced or "gl"
     L, da, db = transform_log(ma, mb, bits, "m31x3")

@@ -11,7 +11,6 @@ and summing overlapping coefficients, and one multi-group addition for the last 
 """
 from __future__ import annotations
 
-import os
 
 import numpy as np
 import pyopencl as cl
@@ -83,7 +82,7 @@ def plan(ctx, ma: int, mb: int, bits: int):
     mr = P_.ceil_div(bits, 32)
     full = min(mr, ma + mb)             # product limbs that matter
     ma, mb = min(ma, full), min(mb, full)
-    forced = os.environ.get("CLBIG_SSA_K")
+    forced = P_.env("CLBIG_SSA_K")
     ks = [int(forced)] if forced else range(1, (ma + mb).bit_length() + 1)
     best, why = None, None
     for k in ks:
