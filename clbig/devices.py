@@ -1,8 +1,9 @@
 """OpenCL devices, the clbig Context and the per-thread current context."""
 from __future__ import annotations
 
-import functools
+import collections
 import contextlib
+import functools
 import math
 import numbers
 import os
@@ -365,6 +366,8 @@ class Context(Current):
         # refilled on the other queue before it ran (tests/test_stress.py caught a sign
         # byte so overwritten). Every enqueue holds this lock (`enqueuing`, `get`, launch).
         self._enqueue_lock = threading.RLock()
+        # Events of non-blocking uploads from host memory, oldest first (see `hold`).
+        self._held = collections.deque()
         # Kernels and launch plans are memoized on this object (see clbig.render).
         self._programs: dict = {}
         # Every device array clbig makes comes from a pool: a chain of products and additions
@@ -418,6 +421,23 @@ class Context(Current):
         with self._enqueue_lock:
             yield self.queue
 
+    #: `hold` waits for the oldest transfer beyond this many in flight (bounds the host memory
+    #: they keep alive)
+    HELD_MAX = 64
+
+    def hold(self, event) -> None:
+        """Keep a non-blocking transfer's event (pyopencl's NannyEvent, which keeps the host
+        memory it reads alive) until the device has done it, without waiting for it. Dropping
+        a NannyEvent waits for its transfer: an uploaded operand freed inside an operation was
+        a host sync there (PoCL, 2026-11-25: freeing the array of a 2^16-bit int waited 1.6 ms
+        for the product queued after its upload). Done ones are let go as new ones come."""
+        done = cl.command_execution_status.COMPLETE
+        with self._enqueue_lock:
+            held = self._held
+            held.append(event)
+            while held and (len(held) > self.HELD_MAX or held[0].command_execution_status == done):
+                held.popleft()
+
     def copy(self, dst, src, **kw) -> None:
         """A blocking cl.enqueue_copy (keywords as its own): enqueued under the enqueue lock,
         waited for outside it."""
@@ -437,6 +457,8 @@ class Context(Current):
         for q in (self._plain_queue, self._timed_queue):
             if q is not None:
                 q.finish()
+        with self._enqueue_lock:
+            self._held.clear()
 
     def empty(self, shape, dtype=np.uint32) -> cla.Array:
         """An uninitialized device array from the context's pool: every array clbig makes
@@ -451,8 +473,8 @@ class Context(Current):
         cla.zeros launches a cached kernel object of its own, outside clbig's launch lock)."""
         arr = _fast_empty(self, shape, dtype)
         if arr.nbytes:
-            with self.enqueuing() as q:
-                arr.add_event(cl.enqueue_fill_buffer(q, arr.data, np.uint8(0), 0, arr.nbytes))
+            with self._enqueue_lock:
+                arr.add_event(cl.enqueue_fill_buffer(self.queue, arr.data, np.uint8(0), 0, arr.nbytes))
         return arr
 
     def to_device(self, host: np.ndarray) -> cla.Array:
@@ -496,8 +518,8 @@ class Context(Current):
     _POISON = np.uint8(0xA5)   # every limb 0xA5A5A5A5: neither 0 nor all ones
 
     def _poison(self, buf, nbytes: int):
-        with self.enqueuing() as q:
-            cl.enqueue_fill_buffer(q, buf, self._POISON, 0, nbytes)
+        with self._enqueue_lock:
+            cl.enqueue_fill_buffer(self.queue, buf, self._POISON, 0, nbytes)
 
     def free_memory(self):
         """Give the device memory that clbig's pool holds for reuse back to the driver."""

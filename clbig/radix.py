@@ -40,8 +40,8 @@ def upload(ctx, vals: list, m: int) -> cla.Array:
     One host-to-device copy: the digits of every int and, for several, their counts and
     starts behind them (issue 14: every blocking transfer is a round trip in which the device
     idles; this took three per operand). One int is copied straight from its own digits.
-    The copy does not block: the returned array holds its event, and the event the host
-    array (and a view of an int, the int), until the copy is done."""
+    The copy does not block: the context holds its event, and the event the host array (and
+    a view of an int, the int), until the copy is done (Context.hold)."""
     n = len(vals)
     out = ctx.empty((n, m), np.uint32)
     wg = min(256, ctx.max_items)
@@ -50,7 +50,7 @@ def upload(ctx, vals: list, m: int) -> cla.Array:
         d = ctx.empty(max(1, len(view)), np.uint32)
         if len(view):
             with ctx.enqueuing() as q:
-                out.add_event(cl.enqueue_copy(q, d.data, view, is_blocking=False))
+                ctx.hold(cl.enqueue_copy(q, d.data, view, is_blocking=False))
         krn = kernel(ctx, "radix.cl.mako", "digit_row_to_limbs", KERNEL="digits_to_limbs", M=m, ND=0, WG=0)
         launch(ctx, krn, P.ceil_div(m, wg), wg, d.data, np.uint64(len(view)), out.data)
         return out
@@ -63,7 +63,7 @@ def upload(ctx, vals: list, m: int) -> cla.Array:
     host = np.concatenate(views + meta)   # copies while `vals` holds the ints
     d = ctx.empty(len(host), np.uint32)
     with ctx.enqueuing() as q:
-        out.add_event(cl.enqueue_copy(q, d.data, host, is_blocking=False))
+        ctx.hold(cl.enqueue_copy(q, d.data, host, is_blocking=False))
     krn = kernel(ctx, "radix.cl.mako", "digits_to_limbs", KERNEL="digits_to_limbs", M=m, ND=0, WG=0)
     launch(ctx, krn, P.ceil_div(n * m, wg), wg, d.data, np.uint64(total), out.data, np.uint32(n))
     return out
