@@ -17,6 +17,7 @@ import pyopencl.array as cla
 import pyopencl.tools as cl_tools
 from pyopencl.compyte.array import c_contiguous_strides
 
+from . import replay
 from .profiling import recording
 
 
@@ -418,6 +419,7 @@ class Context(Current):
     def enqueuing(self):
         """This thread's queue, for the commands enqueued inside the block: no other thread's
         command or queue switch comes between choosing it and enqueueing (see __init__)."""
+        replay.note_host("a transfer or fill through Context.enqueuing")
         with self._enqueue_lock:
             yield self.queue
 
@@ -431,6 +433,7 @@ class Context(Current):
         a NannyEvent waits for its transfer: an uploaded operand freed inside an operation was
         a host sync there (PoCL, 2026-11-25: freeing the array of a 2^16-bit int waited 1.6 ms
         for the product queued after its upload). Done ones are let go as new ones come."""
+        replay.note_host("an upload")
         done = cl.command_execution_status.COMPLETE
         with self._enqueue_lock:
             held = self._held
@@ -441,6 +444,7 @@ class Context(Current):
     def copy(self, dst, src, **kw) -> None:
         """A blocking cl.enqueue_copy (keywords as its own): enqueued under the enqueue lock,
         waited for outside it."""
+        replay.note_host("a blocking copy")
         with self._enqueue_lock:
             ev = cl.enqueue_copy(self.queue, dst, src, is_blocking=False, **kw)
         ev.wait()
@@ -448,12 +452,14 @@ class Context(Current):
     def get(self, arr: cla.Array, ary: np.ndarray | None = None) -> np.ndarray:
         """A device array's contents on the host (into `ary` when given): the read is enqueued
         under the enqueue lock and waited for outside it."""
+        replay.note_host("a host read")
         with self._enqueue_lock:
             host, ev = arr.get_async(queue=self.queue, ary=ary)
         ev.wait()
         return host
 
     def finish(self):
+        replay.note_host("a wait for the queue")
         for q in (self._plain_queue, self._timed_queue):
             if q is not None:
                 q.finish()
@@ -466,6 +472,7 @@ class Context(Current):
         arr = _fast_empty(self, shape, dtype)
         if self.poison and arr.nbytes:
             self._poison(arr.data, arr.nbytes)
+        replay.note_alloc("empty", shape, dtype, arr)
         return arr
 
     def zeros(self, shape, dtype=np.uint32) -> cla.Array:
@@ -475,6 +482,7 @@ class Context(Current):
         if arr.nbytes:
             with self._enqueue_lock:
                 arr.add_event(cl.enqueue_fill_buffer(self.queue, arr.data, np.uint8(0), 0, arr.nbytes))
+        replay.note_alloc("zeros", shape, dtype, arr)
         return arr
 
     def to_device(self, host: np.ndarray) -> cla.Array:
@@ -513,6 +521,7 @@ class Context(Current):
             buf = cl.Buffer(self.cl_context, cl.mem_flags.READ_WRITE, nbytes)
         if self.poison:
             self._poison(buf, nbytes)
+        replay.note_alloc("buffer", nbytes, None, buf)
         return buf
 
     _POISON = np.uint8(0xA5)   # every limb 0xA5A5A5A5: neither 0 nor all ones

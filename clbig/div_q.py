@@ -93,7 +93,7 @@ import weakref
 import numpy as np
 import pyopencl.array as cla
 
-from . import add_n, div_basecase, mul_n
+from . import add_n, div_basecase, mul_n, mul_ntt, mul_ssa, replay
 from .compare import compare3
 from .shift import shift as _shift_kernel
 from . import plan as P
@@ -235,7 +235,7 @@ def _const(ctx, value: int, m: int) -> cla.Array:
     key = (value, m)
     if key not in cache:
         host = np.frombuffer(value.to_bytes(4 * m, "little"), dtype="<u4").astype(np.uint32).reshape(1, m)
-        cache[key] = ctx.to_device(host)
+        cache[key] = replay.persistent(ctx, ctx.to_device(host))
     return cache[key]
 
 
@@ -244,7 +244,7 @@ def _const_u32(ctx, value: int) -> cla.Array:
     cache = _consts.setdefault(ctx, {})
     key = ("u32", value)
     if key not in cache:
-        cache[key] = ctx.to_device(np.array([value], np.uint32))
+        cache[key] = replay.persistent(ctx, ctx.to_device(np.array([value], np.uint32)))
     return cache[key]
 
 
@@ -256,7 +256,7 @@ def _base_power(ctx, p: int) -> cla.Array:
     if key not in cache:
         host = np.zeros((1, p + 1), np.uint32)
         host[0, p] = 1
-        cache[key] = ctx.to_device(host)
+        cache[key] = replay.persistent(ctx, ctx.to_device(host))
     return cache[key]
 
 
@@ -274,6 +274,15 @@ def _limb_shift(ctx, x: cla.Array, n: int, limbs: int, left: bool, mr: int) -> c
 
 
 # -- the inverse ------------------------------------------------------------------------------
+def _planner_state(ctx):
+    """What the products' planners read beyond sizes and CLBIG_* settings (tests patch them)."""
+    return (tuple([f.max_log for f in mul_ntt.FIELDS.values()]), mul_ssa._limits,
+            id(ctx.__dict__.get("_mul_crossovers")))
+
+
+# Newton's iteration is straight-line (no host reads): after the first division by divisors of
+# these sizes it replays (clbig.replay; 2^20-bit divisors: ~100 launches)
+@replay.recorded("div_q.inverse", buffers=(0, 4), state=_planner_state)
 def inverse(ctx, v, sv: int, mv: int, nv: int, lens: cla.Array, mu: int, nf: int | None = None,
             start: int | None = None) -> cla.Array:
     """W ~ B^(K+nf) / v^ for nv divisors (buffer v, stride sv, mv limbs; lens = bitlen(v)),

@@ -27,7 +27,7 @@ import functools
 
 import numpy as np
 
-from . import add_n
+from . import add_n, replay
 from . import plan as P
 from .render import DoesNotFit, kernel, largest_fitting, launch, memoized
 
@@ -174,8 +174,8 @@ def _twiddles(ctx, f: Field, prime: int, L: int):
             launch(ctx, k, P.ceil_div(half, 64), 64, t.data, np.uint64(root), np.uint32(half))
             lt = ctx.empty(max(1, count), f.dtype)
             launch(ctx, gather, P.ceil_div(count, 64), 64, lt.data, t.data, np.uint32(count))
-            tabs.append(t)
-            levels.append(lt)
+            tabs.append(replay.persistent(ctx, t))
+            levels.append(replay.persistent(ctx, lt))
         cache[key] = tuple(tabs + levels)
     return cache[key]
 
@@ -219,6 +219,15 @@ def mul(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int, field:
         return ctx.empty((n, mr), np.uint32)
     # x * x: one forward transform, squared pointwise
     square = P.is_square(a, sa, ma, b, sb, mb)
+    return _product(ctx, a, sa, ma, b, sb, mb, n, bits, f.name, square)
+
+
+@replay.recorded("mul_ntt", buffers=(0, 3))
+def _product(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int, field: str, square: bool):
+    """mul's launches, once the field and the squaring are chosen: they depend on the sizes
+    only, so after the first product of these sizes they replay (clbig.replay)."""
+    f = FIELDS[field]
+    mr = P.ceil_div(bits, 32)
     # scratch from the context's pool: division makes dozens of products in a row, and the
     # pool hands each the buffers the last one freed
     X = ctx.empty(n * mr)

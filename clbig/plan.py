@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import pyopencl as cl
 
+from . import replay
 from .render import DoesNotFit, memoized
 
 WORD = 4  # bytes per limb
@@ -69,10 +70,13 @@ def env(name: str, default=None):
     if data is None or key is None:
         if data is None or not isinstance(name, str):
             v = os.environ.get(name)
+            replay.note_env(name, v)
             return default if v is None else v
         key = _ENV_KEYS[name] = os.environ.encodekey(name)
     v = data.get(key)
     v = None if v is None else os.environ.decodevalue(v)
+    if replay.active() is not None:
+        replay.note_env(name, v)
     return default if v is None else v
 
 

@@ -15,6 +15,7 @@ import numpy as np
 import pyopencl as cl
 from mako.lookup import TemplateLookup
 
+from . import replay
 from .profiling import record
 
 
@@ -191,6 +192,9 @@ def launch(ctx, k: cl.Kernel, groups: int, work_group: int, *args, wait_for=None
     """Enqueue `k` over `groups` work-groups. Kernel objects are shared by every thread using
     the context and hold their arguments between set_args and the enqueue: the pair runs under
     the context's launch lock, or another thread's arguments could run in this launch."""
+    rec = replay.active()
+    if rec is not None:
+        rec.launch(k, groups, work_group, args, wait_for)
     with ctx.launch_lock:
         if not getattr(k, "_clbig_typed", False):
             _declare_scalars(k, args)
