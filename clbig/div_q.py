@@ -281,7 +281,8 @@ def _planner_state(ctx):
 
 
 # Newton's iteration is straight-line (no host reads): after the first division by divisors of
-# these sizes it replays (clbig.replay; 2^20-bit divisors: ~100 launches)
+# these sizes it replays (clbig.replay; a 2^19-bit divisor's inverse: 332 recorded allocations,
+# launches and releases, H200)
 @replay.recorded("div_q.inverse", buffers=(0, 4), state=_planner_state)
 def inverse(ctx, v, sv: int, mv: int, nv: int, lens: cla.Array, mu: int, nf: int | None = None,
             start: int | None = None) -> cla.Array:
