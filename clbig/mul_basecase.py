@@ -14,12 +14,17 @@ from . import plan as P
 from .render import DoesNotFit, kernel, largest_fitting, launch
 
 
-def _q_options(mr: int, carry: str = "", square: bool = False):
+def _q_options(mr: int, carry: str = "", square: bool = False, few: bool = False):
+    # A product or two on a GPU is one work-group each: smaller chunks give it more items (one
+    # 2^14-bit low half as 256 items of Q=2: 34 against 49 µs as 64 of Q=8; 2^15 61 against 81;
+    # full 2^13 23 against 32. H200, 2026-11-25, profiling events; `few`).
     # Carry chains keep a chunk in Q+2 registers instead of 3Q: Q=16 then wins from 2^13 bits
     # on an H100 (4.5 against 4.5-5.1 ms, 15.1 against 16.2 ms at 2^15), Q=8 below (1.6 against
     # 3.1 ms at 2^11). Not for squares: their edge blocks test Q² terms (2^13: 4.3 against 3.0
     # ms; the fused Poly 23.0 against 15.8 ms).
-    if mr >= 256 and carry and not square:
+    if few and mr >= 64 and not carry and not square:
+        q = (2, 4, 8)
+    elif mr >= 256 and carry and not square:
         q = (16, 8)
     elif mr >= 64:
         q = (8, 16)
@@ -47,11 +52,11 @@ def _local_bytes(ipb, q, ma, mb, c, b_global, square=False):
 
 
 def single_plans(ctx, ma: int, mb: int, mr: int, n: int, target_items: int | None = None,
-                 square: bool = False, carry: str = ""):
-    """Candidate one-group launch parameters, fastest first."""
+                 square: bool = False, carry: str = "", few: bool = False):
+    """Candidate one-group launch parameters, fastest first (few: a few instances on a GPU)."""
     target_items = target_items or P.env_ints("CLBIG_MUL_ITEMS", (64,))[0]  # best of 64/128/256 on an H100
     regions = 2 if mr > max(ma, mb) else 1
-    for q in _q_options(mr, carry, square):
+    for q in _q_options(mr, carry, square, few):
         c = _chunks(mr, q, regions)
         ipi = c // 2
         if ipi > ctx.max_items:
@@ -127,7 +132,8 @@ def mul(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int):
             launch(ctx, k, P.ceil_div(n, p["IPB"]), wg, a, np.uint64(sa), b, np.uint64(sb), out.data,
                    np.uint32(n))
             return out
-    for p in single_plans(ctx, ma, mb, mr, n, square=square, carry=carry):
+    few = not carry and _few_on_gpu(ctx, n)
+    for p in single_plans(ctx, ma, mb, mr, n, square=square, carry=carry, few=few):
         wg = p["IPB"] * p["IPI"]
         try:
             k = kernel(ctx, "mul.cl.mako", "mul", wg, MODE="single", **p, **common)
@@ -137,6 +143,10 @@ def mul(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int):
                out.data, np.uint32(n))
         return out
     return _mul_multi(ctx, a, sa, ma, b, sb, mb, n, bits, out, common)
+
+
+def _few_on_gpu(ctx, n: int) -> bool:
+    return P.few(ctx, n) and P.is_gpu(ctx)
 
 
 def _mul_multi(ctx, a, sa, ma, b, sb, mb, n, bits, out, common):

@@ -47,6 +47,21 @@ def run_mul(pairs, ba, bb, what, low_bits=()):
         check_values(lo.tolist(), [p & mask(bits) for p in full], f"{what} mul_low bits={bits}", (xs, ys))
 
 
+@pytest.mark.parametrize("ba, bb", [(4096, 4096), (8192 + 160, 8000), (1 << 14, 1 << 14)])
+def test_few_products_on_a_gpu_take_small_chunks(monkeypatch, rng, ba, bb):
+    """A few instances on a GPU run the one-group kernel in chunks of Q = 2 limbs (more items
+    per instance); PoCL runs the same launches here: exact, full and low halves, 1 and 3."""
+    from clbig import mul_basecase as mb
+    monkeypatch.setattr(mb, "_few_on_gpu", lambda ctx, n: True)
+    monkeypatch.setenv("CLBIG_MUL_RADIX", "32")      # not the FP64 kernels
+    qs = []
+    real = mb.kernel
+    monkeypatch.setattr(mb, "kernel", lambda *a, **kw: qs.append(kw.get("Q")) or real(*a, **kw))
+    for n in (1, 3):
+        run_mul(mul_pairs(rng, ba, bb, n), ba, bb, f"few {ba}x{bb} n={n}", low_bits=(ba - 3,))
+    assert qs and set(qs) == {2}, qs
+
+
 @pytest.mark.parametrize("bits", POW2_MUL)
 def test_mul_pow2(rng, bits):
     run_mul(mul_pairs(rng, bits, bits), bits, bits, f"mul {bits} bits")
