@@ -62,7 +62,7 @@ def env(name: str, default=None):
     """os.environ.get(name, default) at a dict lookup's cost. The planners read a dozen
     CLBIG_* settings per operation (memo keys included), nearly all unset, and os.environ.get
     pays a raised and caught KeyError for each unset one: ~1 µs a read, 5 µs per memo key of five
-    (Zen 5; twice that on the H200's host), dozens of µs per product of two ints (issue 14).
+    (a 2-core 2.3 GHz Xeon, 2026-11-25), dozens of µs per product of two ints (issue 14).
     Reads the mapping's own store (CPython's os.environ._data, which setting os.environ and
     pytest's monkeypatch update), else os.environ.get."""
     data = getattr(os.environ, "_data", None)
