@@ -20,7 +20,6 @@ instance is slow (one work-item), but exact.
 """
 from __future__ import annotations
 
-
 import numpy as np
 
 from . import plan as P

@@ -6,7 +6,6 @@ take the multi-group path, whose partial chunks are finished by one multi-group 
 """
 from __future__ import annotations
 
-
 import numpy as np
 
 from . import add_n, mul_fp64

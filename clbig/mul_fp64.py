@@ -20,7 +20,6 @@ never (tests force each radix at every size).
 """
 from __future__ import annotations
 
-
 import numpy as np
 
 from . import mont52

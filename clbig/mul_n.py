@@ -33,9 +33,9 @@ ALGORITHMS = ("classical", "ntt", "ssa")
 # cannot run. Single products moved to the NTT at 2^16 once its launches replay (clbig.replay):
 # H200, 2026-11-25, one product of limbs on the device, min wall of 15 (device span), µs:
 # full 2^15 classical 112 (77) against NTT 186 (144), 2^16 285 (247) against 143 (92); low
-# halves 2^15 112 against 140, 2^16 167 (132) against 144 (96). PoCL (2-core Xeon): full
-# 2^16 1672 against 1034, low 1017 against 971. Newton's inverse of a 2^19-bit divisor ran
-# two of its steps as 232 µs classical products.
+# halves 2^15 112 against 140, 2^16 167 (132) against 144 (96). PoCL (2-core Xeon, a test
+# run sharing its cores): full 2^16 1672 against 1034, low 1017 against 971. Newton's inverse
+# of a 2^19-bit divisor ran two of its steps as 232 µs classical products.
 DEFAULT_CROSSOVERS = {"ntt_from_bits": 1 << 14, "ntt_from_bits_few": 1 << 16,
                       "ntt_from_bits_low": 1 << 15, "ntt_from_bits_low_few": 1 << 16,
                       "ssa_from_bits": 1 << 62, "ssa_from_bits_few": 1 << 62}

@@ -11,7 +11,6 @@ and summing overlapping coefficients, and one multi-group addition for the last 
 """
 from __future__ import annotations
 
-
 import numpy as np
 import pyopencl as cl
 
