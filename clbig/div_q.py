@@ -97,7 +97,7 @@ from . import add_n, div_basecase, mul_n, mul_ntt, mul_ssa, replay
 from .compare import compare3
 from .shift import shift as _shift_kernel
 from . import plan as P
-from .render import DoesNotFit, kernel, launch
+from .render import DoesNotFit, kernel, launch, memoized
 
 LIMB = 32
 
@@ -309,12 +309,55 @@ def inverse(ctx, v, sv: int, mv: int, nv: int, lens: cla.Array, mu: int, nf: int
         y, _ = _addsub(ctx, "sub", _base_power(ctx, p).data, 0, p + 1,
                        prod.data, p + 1, p + 1, nv, p + 1)                         # E + B^p
         z = _mul(ctx, w.data, sw, mw, y.data, p + 1, p + 1, nv, width)             # w (E + B^p)
+        w = _tail(ctx, z, p, w, j, J, nv)                                          # N, shifted
+    return w
+
+
+def _tail(ctx, z: cla.Array, p: int, w: cla.Array, j: int, J: int, nv: int) -> cla.Array:
+    """w_J = floor(N / B^(p+2j-J)) for N = (z + w B^(p+j) - w B^p) mod B^(p+2j+1), J + 1 limbs.
+    N's limbs below p are z's and nothing carries out of them, so w_J is limbs [2j-J, 2j+1)
+    of T + w B^j - w (mod B^(2j+1)), T = floor(z / B^p): one scan kernel
+    (kernels_cl/newton_tail.cl.mako; two on the multi-group path) where it took three limb
+    shifts, an add and a sub, 5-7 launches (a 2^20-bit division: 9 steps, ~40 of its 156
+    launches, H200 2026-11-25). By those five operations where no plan of the kernel fits."""
+    width = z.shape[1]
+    got = _tail_plan(ctx, p, width, w.shape[1], j, J, nv)
+    if not got:
         hi = _limb_shift(ctx, w, nv, p + j, True, width)
         lo = _limb_shift(ctx, w, nv, p, True, width)
         num, _ = _addsub(ctx, "add", z.data, width, width, hi.data, width, width, nv, width)
         num, _ = _addsub(ctx, "sub", num.data, width, width, lo.data, width, width, nv, width)
-        w = _limb_shift(ctx, num, nv, p + 2 * j - J, False, J + 1)
-    return w
+        return _limb_shift(ctx, num, nv, p + 2 * j - J, False, J + 1)
+    pl, ks = got
+    out = ctx.empty((nv, J + 1), np.uint32)
+    blk = ctx.buffer(nv * pl.G) if len(ks) > 1 else out.data       # carry maps of the blocks
+    for k in ks:
+        launch(ctx, k, pl.groups(nv), pl.work_group, z.data, np.uint64(width), w.data,
+               np.uint64(w.shape[1]), out.data, blk, np.uint32(nv))
+    return out
+
+
+def _tail_plan(ctx, p: int, width: int, sw: int, j: int, J: int, n: int):
+    """(plan, kernels) of newton_tail for these sizes, memoized; False where none fits, or
+    with CLBIG_DIV_TAIL=parts (tests, measurements)."""
+    ml, parts = 2 * j + 1, P.env("CLBIG_DIV_TAIL") == "parts"
+    key = ("newton_tail", p, width, sw, j, J, min(n, ctx.max_items), parts) + P.env_values(P.SCAN_ENV)
+
+    def choose():
+        if parts:
+            return False
+        params = dict(OFF=p, ML=ml, MW=j + 1, SJ=j, D=2 * j - J, MR=J + 1)
+        for pl in P.scan_plans(ctx, ml, n):
+            modes = ("single",) if pl.mode == "single" else ("summary", "apply")
+            try:
+                ks = tuple(kernel(ctx, "newton_tail.cl.mako", "newton_tail", pl.work_group, MODE=mode,
+                                  Q=pl.Q, IPI=pl.IPI, IPB=pl.IPB if mode == "single" else 1, G=pl.G,
+                                  **params) for mode in modes)
+            except DoesNotFit:
+                continue
+            return pl, ks
+        return False
+    return memoized(ctx, key, choose)
 
 
 def _first_iterate(ctx, vp: cla.Array, p0: int, j0: int, nv: int) -> cla.Array:

@@ -117,9 +117,27 @@ def first_iterate(ctx, check):
     check("div Newton first iterate", got, [div_q.reference_inverse(y, 8, 6, start=3) for y in ys])
 
 
+def newton_tail(ctx, check, p=18, j=17, J=33):
+    """The fused tail of a Newton step (kernels_cl/newton_tail.cl.mako) on 4-item work-groups:
+    35 limbs over three blocks (summary, then apply), with limbs of B - 1 and B - 2 that send
+    carries of 2 across chunks and blocks; three instances, w with a stride of j + 3."""
+    from clbig import div_q
+    width = p + 2 * j + 1
+    pick = lambda: RNG.choice((B - 1, B - 1, B - 1, B - 2, 0, RNG.getrandbits(32)))
+    zs = [sum(pick() << (32 * i) for i in range(width)) for _ in range(3)]
+    ws = [sum(pick() << (32 * i) for i in range(j + 1)) for _ in range(3)]
+    za = clbig.array(zs, bits=32 * width, ctx=ctx).data
+    wa = clbig.array(ws, bits=32 * (j + 3), ctx=ctx).data
+    got = div_q._tail(ctx, za, p, wa, j, J, 3)
+    want = [((z + (w << (32 * (p + j))) - (w << (32 * p))) % B ** width) >> (32 * (p + 2 * j - J))
+            for z, w in zip(zs, ws)]
+    check("div Newton tail, multi-group", clbig.BigIntArray(ctx, got, 32 * (J + 1)).tolist(), want)
+
+
 def run(wide_ctx, small_ctx, guarded, check, values):
     guarded("div Newton first iterate", first_iterate, wide_ctx, check)
     guarded("div basecase one item", one_item, wide_ctx, check)
     guarded("div basecase coop", coop, wide_ctx, check)
     guarded("div basecase coop small-wg", coop_small, small_ctx, check)
     guarded("div 3-by-2 estimate", estimate, wide_ctx, check)
+    guarded("div Newton tail multi-group", newton_tail, small_ctx, check)

@@ -176,6 +176,79 @@ def test_inverse_matches_model(rng, ba, bb, start):
                  f"inverse {ba} / {bb} from {start}", (ys,))
 
 
+def _tail_model(z, w, p, j, J):
+    """What div_q._tail computes, from the Newton step's own definition (step 2)."""
+    width = p + 2 * j + 1
+    num = (z + (w << (32 * (p + j))) - (w << (32 * p))) % B ** width
+    return num >> (32 * (p + 2 * j - J))
+
+
+def _tail_hits(z, w, p, j, q=4):
+    """Chunk boundaries (chunks of q limbs of T + w B^j + ~w + 1) where a carry of 2 enters a
+    chunk whose own sum is all ones or all ones but B - 2 at the bottom: the carry maps'
+    rarest entries (blocks/arith.mako add3_chunk)."""
+    ml, hits, carry = 2 * j + 1, 0, 1
+    lim = [((z >> (32 * (p + l))) % B, (w >> (32 * (l - j))) % B if l >= j else 0,
+            ~(w >> (32 * l)) % B if l <= j else B - 1) for l in range(ml)]
+    for k in range(0, ml, q):
+        chunk = lim[k:k + q]
+        own, h = [], 0
+        for x, y, c in chunk:
+            t = x + y + c + h
+            own.append(t % B)
+            h = t >> 32
+        if carry == 2 and own[1:] == [B - 1] * (len(own) - 1) and own[0] >= B - 2:
+            hits += 1
+        for x, y, c in chunk:
+            carry = (x + y + c + carry) >> 32
+    return hits
+
+
+def _tail_limb(rng):
+    return rng.choice((0, 1, B - 2, B - 1, B - 1, B - 1, rng.getrandbits(32)))
+
+
+@pytest.mark.parametrize("small", [False, True])
+@pytest.mark.parametrize("p,j,J,n", [(3, 1, 2, 1), (6, 5, 9, 7), (34, 33, 65, 3), (130, 129, 257, 5),
+                                     (2050, 2049, 4097, 2)])
+def test_newton_tail(rng, request, small, p, j, J, n):
+    """The fused tail of a Newton step (one scan, carries of 0..2 between chunks) equals its
+    definition on structured operands: limbs of 0, 1, B - 2 and B - 1 make long carry chains,
+    carries of 2 and all-ones chunks; both one-group plans and (small work-groups, or 4099
+    limbs) the two-kernel multi-group path; odd batches; w with a wider stride than its
+    j + 1 limbs. Batches of more than two chunks (Q = 4) must reach the rarest carry-map
+    entries, or the test fails."""
+    ctx = request.getfixturevalue("small_ctx" if small else "ctx")
+    width, sw = p + 2 * j + 1, j + 3
+    zs, ws, hits = [], [], 0
+    for _ in range(max(n, 3 if width > 1000 else 300 if width > 100 else 400)):
+        z = sum(_tail_limb(rng) << (32 * i) for i in range(width))
+        w = sum(_tail_limb(rng) << (32 * i) for i in range(j + 1))
+        zs.append(z), ws.append(w)
+        hits += _tail_hits(z, w, p, j)
+    if 8 < 2 * j + 1 and width < 1000:
+        assert hits, "no carry of 2 into an all-ones chunk: the batch tests too little"
+    za = clbig.array(zs, bits=32 * width, ctx=ctx).data
+    wa = clbig.array(ws, bits=32 * sw, ctx=ctx).data
+    got = div_q._tail(ctx, za, p, wa, j, J, len(zs))
+    assert got.shape == (len(zs), J + 1)
+    check_values(clbig.BigIntArray(ctx, got, 32 * (J + 1)).tolist(),
+                 [_tail_model(z, w, p, j, J) for z, w in zip(zs, ws)], f"newton tail {p} {j} {J}", (zs, ws))
+
+
+@pytest.mark.parametrize("tail", ["fused", "parts"])
+def test_inverse_tail_paths(rng, monkeypatch, tail):
+    """Newton's inverse gives the model's integers whether a step's tail is the fused scan or
+    the five operations it replaced (CLBIG_DIV_TAIL=parts; also where no plan fits)."""
+    if tail == "parts":
+        monkeypatch.setenv("CLBIG_DIV_TAIL", "parts")
+    ba, bb = 2 ** 14, 2 ** 13
+    ys = [p[1] for p in div_pairs(rng, ba, bb)]
+    mu, mv = ba // 32, bb // 32
+    check_values(device_inverse(ys, bb, mu), [div_q.reference_inverse(y, mu, mv) for y in ys],
+                 f"inverse {ba} / {bb}, tail {tail}", (ys,))
+
+
 def test_start_levels():
     """The first iterate's level: the highest planned level within the limit, with the Newton
     steps after it; level 1 keeps the whole iteration."""

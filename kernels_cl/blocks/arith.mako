@@ -68,3 +68,45 @@
     else if (${limb0} + ${j}u == ${m_keep}u - 1u) ${r}[${j}] &= ${top_mask}u;
 % endfor
 </%def>
+
+## Three operands: r = a + b + ~c (a + b - c at a fixed width, with a carry-in of 1 at the
+## bottom) makes carries of 0, 1 or 2 (3(B - 1) + 2 < 3B), so a chunk's carry behaviour is a
+## map cin -> cout on {0, 1, 2}, packed two bits per entry (bits 2c, 2c+1: cout for cin = c).
+## CARRY3_OP(lo, hi) is hi after lo (lo less significant); CARRY3_AT(f, c) = f(c).
+<%def name="carry3_defs()">
+#define CARRY3_AT(f, c) (((f) >> (2u * (c))) & 3u)
+#define CARRY3_OP(lo, hi) (CARRY3_AT(hi, CARRY3_AT(lo, 0u)) | (CARRY3_AT(hi, CARRY3_AT(lo, 1u)) << 2) | (CARRY3_AT(hi, CARRY3_AT(lo, 2u)) << 4))
+#define CARRY3_ID 0x24u
+</%def>
+
+## r = a + b + ~c on private chunks of Q limbs, carry-in 0; `summary` gets the chunk's carry
+## map: with h the carry out of this sum, cin = k adds h + [r + k >= B^Q], which is h + 1 only
+## for r all ones (k >= 1) or all ones but a low limb of B - 2 (k = 2), and never makes 3.
+<%def name="add3_chunk(r, a, b, c, Q, summary)">
+    {
+        uint _h = 0u, _ones = 1u, _m1 = 1u;
+% for j in range(Q):
+        {
+            const ulong _t = (ulong)${a}[${j}] + (ulong)${b}[${j}] + (ulong)(~${c}[${j}]) + (ulong)_h;
+            ${r}[${j}] = (limb_t)_t; _h = (uint)(_t >> 32);
+  % if j == 0:
+            _ones = (${r}[0] == LIMB_MAX); _m1 = (${r}[0] == LIMB_MAX - 1u);
+  % else:
+            _ones &= (${r}[${j}] == LIMB_MAX); _m1 &= (${r}[${j}] == LIMB_MAX);
+  % endif
+        }
+% endfor
+        ${summary} = _h | ((_h + _ones) << 2) | ((_h + (_ones | _m1)) << 4);
+    }
+</%def>
+
+## r += cin (0, 1 or 2), the carry rippling through the chunk.
+<%def name="apply_carry3(r, cin, Q)">
+    {
+        const ulong _t = (ulong)${r}[0] + (ulong)(${cin});
+        ${r}[0] = (limb_t)_t; limb_t _c = (limb_t)(_t >> 32);
+% for j in range(1, Q):
+        ${r}[${j}] += _c; _c &= (${r}[${j}] == 0);
+% endfor
+    }
+</%def>

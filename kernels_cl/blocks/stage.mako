@@ -20,7 +20,8 @@
 ## chunk as 16-byte vectors: still coalesced, and no local memory or barriers. The pointer is
 ## cast to uint4 (buffers are 16-byte aligned and so is every offset here): vload4 on a
 ## uint pointer only promises 4-byte alignment and may compile to four narrow loads.
-<%def name="stage_in(dst, src, stride, m_src, inst0, n, stage, tid, WG, Q, M, limb_off='0', vec=False)">
+## With `shift` (not with vec) the chunk holds the source moved up by `shift` limbs (zero below).
+<%def name="stage_in(dst, src, stride, m_src, inst0, n, stage, tid, WG, Q, M, limb_off='0', vec=False, shift=0)">
 % if vec:
     {
         const uint _s = ${tid} / ${M // Q}u, _l = ${limb_off} + (${tid} % ${M // Q}u) * ${Q}u;
@@ -36,8 +37,13 @@
     for (uint f = ${tid}; f < ${WG}u * ${Q}u; f += ${WG}u) {
         uint s = f / ${M}u, l = f % ${M}u + ${limb_off};
         limb_t v = 0;
+% if shift:
+        if (${inst0} + s < ${n} && l >= ${shift}u && l - ${shift}u < ${m_src}u)
+            v = ${src}[(size_t)(${inst0} + s) * ${stride} + l - ${shift}u];
+% else:
         if (${inst0} + s < ${n} && l < ${m_src}u)
             v = ${src}[(size_t)(${inst0} + s) * ${stride} + l];
+% endif
         ${stage}[PAD(f)] = v;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -49,7 +55,8 @@
 </%def>
 
 ## Inverse of stage_in: write chunk src[0..Q) back; only limbs l < m_dst of instances < n land.
-<%def name="stage_out(src, dst, m_dst, inst0, n, stage, tid, WG, Q, M, limb_off='0', vec=False)">
+## With `shift` (not with vec): limb l of the chunks lands at l - shift; those below are dropped.
+<%def name="stage_out(src, dst, m_dst, inst0, n, stage, tid, WG, Q, M, limb_off='0', vec=False, shift=0)">
 % if vec:
     {
         const uint _s = ${tid} / ${M // Q}u, _l = ${limb_off} + (${tid} % ${M // Q}u) * ${Q}u;
@@ -66,8 +73,13 @@
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint f = ${tid}; f < ${WG}u * ${Q}u; f += ${WG}u) {
         uint s = f / ${M}u, l = f % ${M}u + ${limb_off};
+% if shift:
+        if (${inst0} + s < ${n} && l >= ${shift}u && l - ${shift}u < ${m_dst}u)
+            ${dst}[(size_t)(${inst0} + s) * ${m_dst}u + l - ${shift}u] = ${stage}[PAD(f)];
+% else:
         if (${inst0} + s < ${n} && l < ${m_dst}u)
             ${dst}[(size_t)(${inst0} + s) * ${m_dst}u + l] = ${stage}[PAD(f)];
+% endif
     }
     barrier(CLK_LOCAL_MEM_FENCE);
 % endif
