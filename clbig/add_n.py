@@ -38,7 +38,9 @@ N_CLASS = 1 << 16
 def addsub(ctx, op: str, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int,
            want_flag: bool = False, out=None, ctl=None):
     """(a ± b) mod 2**bits on n instances; a, b are device buffers of limbs with instance
-    strides sa, sb (0 broadcasts) and ma, mb limbs. Returns (out (n, mr) array, flags or None).
+    strides sa, sb (0 broadcasts) and ma, mb limbs. Returns (out (n, mr) array, flags or None):
+    the flags as a numpy bool array, or with want_flag="device" as a uint8 device array of at
+    least n bytes, not read (the caller reads it with others: Context.get_many).
     op "ctl": `ctl` is a device buffer of n control bytes (CTL_*), no flags."""
     if (op == "ctl") != (ctl is not None) or (ctl is not None and want_flag):
         raise ValueError("addsub: op 'ctl' takes a control buffer and gives no flags")
@@ -47,7 +49,7 @@ def addsub(ctx, op: str, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits:
         out = ctx.empty((n, mr), np.uint32)
     flags = ctx.empty((max(n, 1),), np.uint8) if want_flag else None
     if n == 0:
-        return out, (np.zeros(0, bool) if want_flag else None)
+        return out, (flags if want_flag == "device" else np.zeros(0, bool) if want_flag else None)
     key = ("addsub", op, ma, mb, bits, want_flag, sa, sb, min(n, N_CLASS)) + P.env_values(_ENV)
     got = memoized(ctx, key, lambda: _choose(ctx, op, ma, mb, bits, want_flag, sa, sb, min(n, N_CLASS)))
     if not got:
@@ -61,6 +63,8 @@ def addsub(ctx, op: str, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits:
         blk = ctx.buffer(n * pl.G)
         for k in ks:
             launch(ctx, k, pl.groups(n), pl.work_group, *args, blk, np.uint32(n))
+    if want_flag == "device":
+        return out, flags
     return out, (ctx.get(flags)[:n].astype(bool) if want_flag else None)
 
 

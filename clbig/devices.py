@@ -458,6 +458,16 @@ class Context(Current):
         ev.wait()
         return host
 
+    def get_many(self, *arrs: cla.Array) -> list[np.ndarray]:
+        """Several device arrays on the host in one round trip: every read is enqueued, then
+        waited for together (one `get` each would wait for the queue once per array)."""
+        replay.note_host("a host read")
+        with self._enqueue_lock:
+            got = [arr.get_async(queue=self.queue) for arr in arrs]
+        for _, ev in got:
+            ev.wait()
+        return [host for host, _ in got]
+
     def finish(self):
         replay.note_host("a wait for the queue")
         for q in (self._plain_queue, self._timed_queue):

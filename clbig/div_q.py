@@ -94,7 +94,7 @@ import numpy as np
 import pyopencl.array as cla
 
 from . import add_n, div_basecase, mul_n, mul_ntt, mul_ssa, replay
-from .compare import compare3
+from .compare import compare3, compare3_device
 from .shift import shift as _shift_kernel
 from . import plan as P
 from .render import DoesNotFit, kernel, launch, memoized
@@ -411,17 +411,20 @@ def _internal(what: str, flags: np.ndarray):
 
 
 def _correct(ctx, flagged, q, mq: int, q_op: str, x, wide: int, v, sv: int, mv: int, n: int,
-             what: str):
-    """Where flagged(x) is true, q q_op= 1 and x -= v, each step checked exact; a second round
-    of flags is an internal error (the proof allows one). Returns (q, x, elements fixed)."""
+             what: str, first=None):
+    """Where flagged(x) is true (`first`: its value, already read), q q_op= 1 and x -= v, each
+    step checked exact; a second round of flags is an internal error (the proof allows one).
+    Returns (q, x, elements fixed)."""
     fixed = 0
-    while (flags := flagged(x)).any():
+    flags = flagged(x) if first is None else first
+    while flags.any():
         if fixed:
             _internal(what, flags)
         fixed = int(flags.sum())
         d = _mask(ctx, flags)
         q = _step(ctx, q_op, q, mq, d, n)
         x = _step(ctx, "sub", x, wide, _mul(ctx, d.data, 1, 1, v, sv, mv, n, mv + 1), n)
+        flags = flagged(x)
     return q, x, fixed
 
 
@@ -493,10 +496,16 @@ def _newton(ctx, u, su, mu, v, sv, mv, n, nv, lens, sl, w_offset, q_offset, lmin
         q, _ = _addsub(ctx, "add" if q_offset > 0 else "sub", q.data, mq, mq,
                        _const(ctx, abs(q_offset), 1).data, 0, 1, n, mq)
 
-    # Verified correction: P = q v exactly, then at most one step down and one step up.
+    # Verified correction: P = q v exactly; r = u - P with its borrow and compare(r, v) are read
+    # in one round trip (two waits for the queue cost ~0.2 ms more on the H200); then at most
+    # one step down and one step up, each re-checked.
     wide = mq + mv
     prod = _mul(ctx, q.data, mq, mq, v, sv, mv, n, wide)                 # exact: q v < B^wide
-    last = {}
+    r0, neg_d = _addsub(ctx, "sub", u, su, mu, prod.data, wide, wide, n, wide, flag="device")
+    cmp_d, fold = compare3_device(ctx, r0.data, wide, wide, v, sv, mv, n)
+    neg, cmp = ctx.get_many(neg_d, cmp_d)
+    neg, big = neg[:n].astype(bool), fold(cmp) != 1                     # u < q v;  r >= v
+    last = {"r": r0}
 
     def negative(prod):                                   # u < q v; keeps r = u - q v
         last["r"], neg = _addsub(ctx, "sub", u, su, mu, prod.data, wide, wide, n, wide, flag=True)
@@ -505,8 +514,9 @@ def _newton(ctx, u, su, mu, v, sv, mv, n, nv, lens, sl, w_offset, q_offset, lmin
     def too_large(r):                                     # r >= v
         return compare3(ctx, r.data, wide, wide, v, sv, mv, n) != 1
 
-    q, prod, down = _correct(ctx, negative, q, mq, "sub", prod, wide, v, sv, mv, n, "too large")
-    q, r, up = _correct(ctx, too_large, q, mq, "add", last["r"], wide, v, sv, mv, n, "too small")
+    q, prod, down = _correct(ctx, negative, q, mq, "sub", prod, wide, v, sv, mv, n, "too large", neg)
+    q, r, up = _correct(ctx, too_large, q, mq, "add", last["r"], wide, v, sv, mv, n, "too small",
+                        None if down else big)     # a step down changed r: compare it again
     # Verified: u = q v + r, 0 <= r < v, so q <= u fits mu limbs and r fits mv exactly.
     qo = _shift_kernel(ctx, q.data, mq, mq, n, 0, False, LIMB * mu)
     ro = _shift_kernel(ctx, r.data, wide, wide, n, 0, False, LIMB * mv)

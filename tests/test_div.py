@@ -333,6 +333,25 @@ def test_correction_up(rng):
     assert stats["up"] > 0 and stats["down"] == 0
 
 
+def test_newton_reads_twice(rng, ctx, monkeypatch):
+    """A Newton division waits for the device twice when no correction is needed: the divisors'
+    bit lengths, then the borrow of u - q v and compare(r, v) read together."""
+    ba, bb = 1056, 1056
+    ys = [divisor_value(rng, 600) | 1 << 599 for _ in range(BATCH)]
+    xs = [rng.getrandbits(ba) for _ in ys]
+    a, b = clbig.array(xs, bits=ba), clbig.array(ys, bits=bb)
+    stats = {}
+    ops.divmod_arrays(a, b, len(xs), a.m, b.m, algorithm="newton", stats=stats)   # kernels built
+    reads = []
+    for name in ("get", "get_many"):
+        real = getattr(ctx, name)
+        monkeypatch.setattr(ctx, name, lambda *x, _r=real, _n=name, **k: reads.append(_n) or _r(*x, **k))
+    q, r = ops.divmod_arrays(a, b, len(xs), a.m, b.m, algorithm="newton", stats=stats)
+    assert (stats["down"], stats["up"]) == (0, 0) and reads == ["get", "get_many"]
+    check_values(q.tolist(), [x // y for x, y in zip(xs, ys)], "quotients")
+    check_values(r.tolist(), [x % y for x, y in zip(xs, ys)], "remainders")
+
+
 def test_correction_down(rng):
     """A first quotient forced one too large everywhere: the downward branch fixes it."""
     ba, bb = 1056, 1056
