@@ -289,7 +289,7 @@ def divmod(a, b, algorithm: str = "auto"):
     broadcast as for the other operations (one divisor for the whole batch, a Python int
     divisor or dividend). Two plain ints (or gmpy2 mpz) give a tuple of ints, computed on the
     device. A zero divisor raises ZeroDivisionError naming the first index where b == 0,
-    before anything is computed. `algorithm`: "auto" (by size and batch), "basecase"
+    and no result is returned (a schoolbook division may already be queued and is discarded). `algorithm`: "auto" (by size and batch), "basecase"
     (schoolbook, one launch; ValueError where the divisor is too long for this device) or
     "newton" (Watt's whole shifted inverse, every result verified on the device)."""
     if _is_scalar(a) and _is_scalar(b):  # one division of two plain integers gives ints

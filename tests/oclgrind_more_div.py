@@ -92,6 +92,25 @@ def coop_small(ctx, check):
           3, addback=True)
 
 
+def zero_divisor(ctx, check):
+    """A zero divisor inside a batch: the schoolbook kernel is queued before the host reads the
+    lengths, so it runs on the zero (one item per instance, staged or not, and cooperative);
+    it must stay within bounds and initialized memory, and the call raises."""
+    for env, ba, bb in (({"CLBIG_DIVBC_STAGE": "0"}, 192, 96), ({"CLBIG_DIVBC_STAGE": "1"}, 192, 96),
+                        (COOP, 512, 320)):
+        with set_env(**env):
+            a = clbig.array([RNG.getrandbits(ba), B ** 3 - 1, 5], bits=ba, ctx=ctx)
+            b = clbig.array([7, 0, RNG.getrandbits(bb)], bits=bb, ctx=ctx)
+            try:
+                ops.divmod_arrays(a, b, 3, a.m, b.m, algorithm="basecase")
+            except ZeroDivisionError as e:
+                if "index 1" not in str(e):
+                    raise AssertionError(f"zero divisor: {e}") from None
+            else:
+                raise AssertionError("zero divisor: no ZeroDivisionError")
+            ctx.finish()
+
+
 def estimate(ctx, check):
     cases = [(0x7FFFFFFF, 5, 9, 0x80000000, 0), (0xFFFFFFFF, 0xFFFFFFFE, 3, 0xFFFFFFFF, 0xFFFFFFFF),
              (0x80000000, 1, 0, 0x80000000, 1), (0, 0, 7, 0x80000000, 0), (123, 456, 789, 0x91234567, 8)]
@@ -140,4 +159,5 @@ def run(wide_ctx, small_ctx, guarded, check, values):
     guarded("div basecase coop", coop, wide_ctx, check)
     guarded("div basecase coop small-wg", coop_small, small_ctx, check)
     guarded("div 3-by-2 estimate", estimate, wide_ctx, check)
+    guarded("div basecase zero divisor", zero_divisor, wide_ctx, check)
     guarded("div Newton tail multi-group", newton_tail, small_ctx, check)

@@ -500,16 +500,19 @@ def test_empty_batch(algorithm):
                                     ([1] * 700 + [0] + [1] * 99 + [0], 700),
                                     ([3] * 511 + [0], 511), ([2] * 256 + [0] * 3, 256)])
 def test_zero_divisor(ys, idx):
-    """ZeroDivisionError names the first zero divisor, and nothing but the length check ran,
-    whichever algorithm was asked for."""
+    """ZeroDivisionError names the first zero divisor, whichever algorithm was asked for.
+    Newton runs nothing but the length check; the schoolbook kernel (these sizes' "auto") is
+    queued before the check's read, so that the device does not wait for the host, and its
+    output is dropped."""
     a = clbig.array([7] * len(ys))
     b = clbig.array(ys, bits=64)
-    for op in (lambda: a // b, lambda: a % b, lambda: divmod(a, b), lambda: clbig.divmod(a, b),
-               lambda: clbig.divmod(a, b, algorithm="basecase"),
-               lambda: clbig.divmod(a, b, algorithm="newton")):
+    for op, kernels in ((lambda: a // b, 2), (lambda: a % b, 2), (lambda: divmod(a, b), 2),
+                        (lambda: clbig.divmod(a, b), 2),
+                        (lambda: clbig.divmod(a, b, algorithm="basecase"), 2),
+                        (lambda: clbig.divmod(a, b, algorithm="newton"), 1)):
         with clbig.profile() as prof, pytest.raises(ZeroDivisionError, match=rf"index {idx}\b"):
             op()
-        assert prof.kernels == 1
+        assert prof.kernels == kernels
     with pytest.raises(ZeroDivisionError, match=r"index 0\b"):
         a // 0
     with pytest.raises(ZeroDivisionError, match=r"index 0\b"):
