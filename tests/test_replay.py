@@ -54,6 +54,12 @@ def _spy_launches(monkeypatch):
         return real(ctx, k, groups, wg, *args, wait_for=wait_for)
     for mod in (render, mul_ntt, add_n):
         monkeypatch.setattr(mod, "launch", spy)
+    real_enqueue = replay.enqueue
+
+    def spy_replayed(ctx, k, gsize, lsize, args, prof):
+        seen.append((k.function_name, gsize[0] // lsize[0], lsize[0]))
+        return real_enqueue(ctx, k, gsize, lsize, args, prof)
+    monkeypatch.setattr(replay, "enqueue", spy_replayed)
     return seen
 
 
