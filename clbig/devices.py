@@ -400,19 +400,24 @@ class Context(Current):
         """The queue this thread enqueues on: the profiling one inside `clbig.profile()`, the
         plain one elsewhere. Switching from the queue last used fences the new one behind a
         marker of the old, so commands still run in the order they were enqueued."""
-        q = self._plain_queue
         # Under the enqueue lock: a switch must not come between another thread's choice of
         # its queue and its enqueue (see __init__), even from a caller that only reads the
         # queue (an array's constructor).
         with self._enqueue_lock:
-            if recording():
-                if self._timed_queue is None:
-                    self._timed_queue = cl.CommandQueue(
-                        self.cl_context, properties=cl.command_queue_properties.PROFILING_ENABLE)
-                q = self._timed_queue
-            if q is not self._last_queue:
-                cl.enqueue_barrier(q, wait_for=[cl.enqueue_marker(self._last_queue)])
-                self._last_queue = q
+            return self.queue_for(recording())
+
+    def queue_for(self, timed: bool) -> cl.CommandQueue:
+        """`queue` for a caller that holds the enqueue lock and knows whether its thread is
+        inside a profile (`timed`): replay asks once per run, not once per launch."""
+        q = self._plain_queue
+        if timed:
+            if self._timed_queue is None:
+                self._timed_queue = cl.CommandQueue(
+                    self.cl_context, properties=cl.command_queue_properties.PROFILING_ENABLE)
+            q = self._timed_queue
+        if q is not self._last_queue:
+            cl.enqueue_barrier(q, wait_for=[cl.enqueue_marker(self._last_queue)])
+            self._last_queue = q
         return q
 
     @contextlib.contextmanager

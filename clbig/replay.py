@@ -131,10 +131,20 @@ class _Program:
     __slots__ = ("ops", "nalloc", "result", "env")
 
     def __init__(self, ops, nalloc, result, env):
-        # launches keep (global size, local size) ready; scratch arrays (all but the result)
-        # come back as bare pool buffers: the kernels only see their buffers
-        self.ops = tuple(("launch", op[1], (op[2] * op[3],), (op[3],), op[4]) if op[0] == "launch"
-                         else op for op in ops)
+        # Launches keep (global size, local size) ready. Scratch arrays (every "empty" but the
+        # result) come back as bare pool buffers of their byte size: the kernels only see
+        # their buffers.
+        ready, i = [], 0
+        for op in ops:
+            if op[0] == "launch":
+                op = ("launch", op[1], (op[2] * op[3],), (op[3],), op[4])
+            elif op[0] == "alloc":
+                if op[1] == "empty" and i != result:
+                    shape = (op[2],) if isinstance(op[2], int) else op[2]
+                    op = ("alloc", "buffer", np.dtype(op[3]).itemsize * math.prod(shape), None)
+                i += 1
+            ready.append(op)
+        self.ops = tuple(ready)
         self.nalloc, self.result, self.env = nalloc, result, env
 
     def run(self, ctx, bufs):
@@ -156,11 +166,7 @@ class _Program:
                         [bufs[v] if s == 0 else (data[v] if s == 1 else v) for s, v in op[4]], prof)
             elif tag == "alloc":
                 _, kind, shape, dtype = op
-                if kind == "empty" and i != self.result:
-                    obj = ctx.buffer(np.dtype(dtype).itemsize * math.prod(
-                        (shape,) if isinstance(shape, int) else shape))
-                    data[i] = obj
-                elif kind == "empty":
+                if kind == "empty":
                     obj = ctx.empty(shape, dtype)
                     data[i] = obj.data
                 elif kind == "zeros":
@@ -177,12 +183,10 @@ class _Program:
 
 
 def enqueue(ctx, k, gsize: tuple, lsize: tuple, args: list, prof: bool):
-    """One replayed launch: render.launch's enqueue under the context's launch lock, with
-    Context.queue's choice (and its fence behind the other queue) inline on the common path."""
-    plain = ctx._plain_queue
+    """One replayed launch: render.launch's enqueue under the context's launch lock, on the
+    queue Context.queue would choose (prof: this thread is inside a profile)."""
     with ctx.launch_lock:
-        q = plain if (not prof and ctx._last_queue is plain) else ctx.queue
-        ev = k(q, gsize, lsize, *args)
+        ev = k(ctx.queue_for(prof), gsize, lsize, *args)
     if prof:
         from .profiling import record
         record(ev)
