@@ -132,10 +132,6 @@ def mul(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int):
                    np.uint32(n))
             return out
     few = not carry and _few_on_gpu(ctx, n)
-    pcol = cols_plan(ctx, ma, mb, mr, n, few)
-    res = _mul_cols(ctx, pcol, a, sa, ma, b, sb, mb, n, bits, out) if pcol else None
-    if res is not None:
-        return res
     for p in single_plans(ctx, ma, mb, mr, n, square=square, carry=carry, few=few):
         wg = p["IPB"] * p["IPI"]
         try:
@@ -146,49 +142,6 @@ def mul(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int):
                out.data, np.uint32(n))
         return out
     return _mul_multi(ctx, a, sa, ma, b, sb, mb, n, bits, out, common)
-
-
-# A few products on a GPU from this many result limbs are spread over work-groups by columns
-# (mul_cols.cl.mako); COLS columns per group, each column's terms in S slices.
-COLS_FROM_LIMBS = 256
-COLS_SHAPE = (64, 4)
-
-
-def cols_plan(ctx, ma: int, mb: int, mr: int, n: int, few: bool) -> dict | None:
-    """(COLS, S) of the column-spread product, or None where the one-group kernel runs it.
-    CLBIG_MUL_COLS=1 takes it wherever it can run (tests), =0 never; CLBIG_MUL_COLS_SHAPE=C,S."""
-    setting = P.env("CLBIG_MUL_COLS", "auto").strip()
-    if setting == "0" or (setting != "1" and not (few and mr >= COLS_FROM_LIMBS)):
-        return None
-    cols, s = (P.env_ints("CLBIG_MUL_COLS_SHAPE", COLS_SHAPE) + (1,))[:2]
-    while cols * s > ctx.max_items and s > 1:
-        s //= 2
-    while cols * s > ctx.max_items and cols > 2:
-        cols //= 2
-    if cols < 2 or cols * s > ctx.max_items:    # two carry limbs leave each group's columns
-        return None
-    return dict(COLS=cols, S=s)
-
-
-def _mul_cols(ctx, p, a, sa, ma, b, sb, mb, n, bits, out):
-    """The product by column sums (mul_cols.cl.mako): its limbs plus the limbs carried out of
-    each group's columns, added by one multi-group addition; None when the kernel does not fit.
-    The shorter operand's limbs are divided into slices (the longer one's would leave most
-    slices empty on most columns)."""
-    mr = out.shape[1]
-    ma, mb = min(ma, mr), min(mb, mr)
-    if ma > mb:
-        a, sa, ma, b, sb, mb = b, sb, mb, a, sa, ma
-    wg = p["COLS"] * p["S"]
-    try:
-        k = kernel(ctx, "mul_cols.cl.mako", "mul_cols", wg, MA=ma, MB=mb, MR=mr, **p)
-    except DoesNotFit:
-        return None
-    spills = ctx.empty((n, mr), np.uint32)
-    launch(ctx, k, n * P.ceil_div(mr, p["COLS"]), wg, a, np.uint64(sa), b, np.uint64(sb), out.data,
-           spills.data, np.uint32(n))
-    res, _ = add_n.addsub(ctx, "add", out.data, mr, mr, spills.data, mr, mr, n, bits)
-    return res
 
 
 def _few_on_gpu(ctx, n: int) -> bool:

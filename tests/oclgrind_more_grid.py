@@ -12,7 +12,7 @@ on a real device returns whatever an earlier kernel left there. So every family 
   * single-group, several-group and multi-work-group launches (small_ctx: 4 work-items).
 Multiplication runs by each algorithm: classical (32-bit limbs, CLBIG_MUL_RADIX=32; radix-2^30
 digits, =30; FP64 51-bit digits, =51, staged and on own rows; the carry-chain bookkeeping in
-OpenCL C, CLBIG_CARRY=c; spread by columns, CLBIG_MUL_COLS=1), NTT and SSA.
+OpenCL C, CLBIG_CARRY=c), NTT and SSA.
 Sizes are the smallest that reach each path: Oclgrind interprets every work-item.
 """
 from __future__ import annotations
@@ -154,14 +154,6 @@ def run(wide_ctx, small_ctx, guarded, check, values):
         with env(CLBIG_MUL52_COOP="1", CLBIG_MUL52_COOP_W="3", CLBIG_MUL52_COOP_C=c, CLBIG_MUL52_COOP_IPB="2"):
             guarded(f"grid mul fp64 coop small-wg {s} C={c}", products, small_ctx, check, values,
                     f"grid fp64 coop small-wg {s} C={c}", shape)
-    # the column-spread product (mul_cols.cl.mako): 4 columns of 3 slices per group (several
-    # groups per instance, their carried limbs added after), and 2 columns of one slice
-    for shape in (SHAPES[0], SHAPES[1], SHAPES[4]):
-        s = "x".join(map(str, shape))
-        for cs in ("4,3", "2,1"):
-            with env(CLBIG_MUL_COLS="1", CLBIG_MUL_RADIX="32", CLBIG_MUL_COLS_SHAPE=cs):
-                guarded(f"grid mul columns {cs} {s}", products, wide_ctx, check, values,
-                        f"grid columns {cs} {s}", shape)
     for shape in SHAPES[:2]:
         s = "x".join(map(str, shape))
         # the NTT (10 s a shape under Oclgrind) on one: its transforms do not see which

@@ -54,52 +54,12 @@ def test_few_products_on_a_gpu_take_small_chunks(monkeypatch, rng, ba, bb):
     from clbig import mul_basecase as mb
     monkeypatch.setattr(mb, "_few_on_gpu", lambda ctx, n: True)
     monkeypatch.setenv("CLBIG_MUL_RADIX", "32")      # not the FP64 kernels
-    monkeypatch.setenv("CLBIG_MUL_COLS", "0")        # not the column-spread kernel
     qs = []
     real = mb.kernel
     monkeypatch.setattr(mb, "kernel", lambda *a, **kw: qs.append(kw.get("Q")) or real(*a, **kw))
     for n in (1, 3):
         run_mul(mul_pairs(rng, ba, bb, n), ba, bb, f"few {ba}x{bb} n={n}", low_bits=(ba - 3,))
     assert qs and set(qs) == {2}, qs
-
-
-@pytest.mark.parametrize("shape", ["64,4", "8,3", "2,1"])
-@pytest.mark.parametrize("ba, bb", [(4096, 4096), (8192 + 160, 8000), (1000, 31), (33, 9600)])
-def test_column_spread_products(monkeypatch, rng, shape, ba, bb):
-    """The column-spread kernel (few products on a GPU, forced here): groups of C columns in S
-    slices of the shorter operand, several groups per instance and their carried limbs added
-    after; full products, low halves and squares, 1 and 3 instances, a broadcast operand."""
-    from clbig import mul_basecase as mb
-    monkeypatch.setenv("CLBIG_MUL_COLS", "1")
-    monkeypatch.setenv("CLBIG_MUL_COLS_SHAPE", shape)
-    monkeypatch.setenv("CLBIG_MUL_RADIX", "32")      # not the FP64 kernels, which come first
-    used = []
-    real = mb._mul_cols
-    monkeypatch.setattr(mb, "_mul_cols", lambda *a, **kw: used.append(a[1]) or real(*a, **kw))
-    for n in (1, 3):
-        run_mul(mul_pairs(rng, ba, bb, n), ba, bb, f"columns {shape} {ba}x{bb} n={n}", low_bits=(ba - 3,))
-    xs = [mask(ba), limb_pattern(rng, ba), rand_value(rng, ba)]
-    a = clbig.array(xs, bits=ba)
-    check_values((a * mask(bb)).tolist(), [x * mask(bb) for x in xs], f"columns {shape} broadcast")
-    check_values((a * a).tolist(), [x * x for x in xs], f"columns {shape} square")
-    assert used and {(p["COLS"], p["S"]) for p in used} == {tuple(map(int, shape.split(",")))}, used
-
-
-def test_column_spread_routing(monkeypatch):
-    """Auto spreads a few products on a GPU by columns from COLS_FROM_LIMBS result limbs; not
-    smaller ones, not full batches, never with CLBIG_MUL_COLS=0; shapes fit the device."""
-    from clbig import mul_basecase as mb
-    ctx = clbig.Context()
-    m = mb.COLS_FROM_LIMBS
-    assert mb.cols_plan(ctx, m, m, m, 1, True) == dict(zip(("COLS", "S"), mb.COLS_SHAPE))
-    assert mb.cols_plan(ctx, m, m, m - 1, 1, True) is None
-    assert mb.cols_plan(ctx, m, m, m, 1, False) is None
-    monkeypatch.setenv("CLBIG_MUL_COLS", "0")
-    assert mb.cols_plan(ctx, m, m, m, 1, True) is None
-    monkeypatch.setenv("CLBIG_MUL_COLS", "1")
-    monkeypatch.setenv("CLBIG_MUL_COLS_SHAPE", f"{ctx.max_items},4")
-    p = mb.cols_plan(ctx, 1, 1, 2, 5, False)
-    assert p["COLS"] * p["S"] <= ctx.max_items and p["COLS"] >= 2
 
 
 @pytest.mark.parametrize("bits", POW2_MUL)
