@@ -6,6 +6,8 @@ host: upload, product, download), every result checked against gmpy2 on sampled 
 1. each device alone (clbig.Context(selector));
 2. the devices together (clbig.Context([...])): rows split by each device's measured speed
    (each device's throughput alone on this batch), and equally, to show what the weights buy;
+   with --shares, at given shares of the devices other than the fastest (the best one is what
+   to pass as Context([...], shares=...) for such batches);
 3. streamed: the same device with its memory capped (max_memory) to a third of the batch's
    bytes, the operands as clbig.stream.host limbs; throughput against the in-memory run.
 
@@ -57,6 +59,9 @@ def main(argv=None):
     ap.add_argument("--bits", type=int, default=4096)
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--no-stream", action="store_true")
+    ap.add_argument("--shares", default="", type=lambda v: [float(x) for x in v.split(",") if x],
+                    help="comma-separated shares of the devices other than the fastest to time the "
+                         "split at (Context([...], shares=...)), e.g. 0,0.05,0.1,0.15")
     ap.add_argument("--out", default=None)
     args = ap.parse_args(argv)
 
@@ -116,6 +121,22 @@ def main(argv=None):
         split[label] = t
         print(f"| {label} | {t * 1e3:.1f} | {n / t:.4g} | {share} |")
     print(f"\nsplit by speed / fastest device alone: {min(alone) / split['split by speed']:.2f}x throughput")
+    # Shares given to the context (Context([...], shares=...)): the fastest device alone takes
+    # 1 - s, the others s in proportion to their speeds alone. Together the devices contend for
+    # the host's cores and memory, so the best s can lie well below the others' share of the
+    # separate speeds (H200 + PoCL, 4096 bits: 12% against 19%).
+    fast = int(np.argmax(speeds))
+    for s in args.shares:
+        rest = sum(v for i, v in enumerate(speeds) if i != fast)
+        given = [1.0 - s if i == fast else s * v / rest for i, v in enumerate(speeds)]
+        devs._shares = {f: given for f in ("add", "mul")}
+        out_pl, t = median_time(lambda: _split(devs, la, lb, args.bits), args.reps)
+        out, placement = out_pl
+        check(out, A, B, rows)
+        share = [e - s0 for _, s0, e in placement]
+        res["rows"].append({"run": f"shares given, others {s:g}", "s": t, "rows": share})
+        print(f"| shares given: the others {s:.0%} | {t * 1e3:.1f} | {n / t:.4g} ({min(alone) / t:.2f}x the fastest alone) | {share} |")
+    devs._shares = None
     # Operands already on the devices (no host transfers): the product alone, each device and
     # the split weighted by these speeds.
     res_alone = []

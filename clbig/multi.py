@@ -9,7 +9,9 @@ back as one SplitArray whose rows stay where they were computed. Below the decor
 sees one ordinary Context: no algorithm module knows about devices.
 
 Rows are split in proportion to each device's speed for the operation's family, as measured by
-`python -m clbig tune` (clbig.tune.speed), else equally. A batch of length one (one huge
+`python -m clbig tune` (clbig.tune.speed), else equally; `Context([...], shares=...)` fixes the
+shares instead (a host-to-host workload whose best split was measured with the devices running
+together: bench/multi_gpu.py --shares). A batch of length one (one huge
 number) runs on the fastest device. An operand placed differently (another split, a plain
 BigIntArray, host rows) is moved row range by row range, through the host when the devices
 differ.
@@ -48,17 +50,20 @@ MIN_SHARE = 0.05
 
 class Devices(Current):
     """Several devices used as one: `contexts` (one clbig.Context each). `with` makes it the
-    current context of this thread; operations on its arrays split their rows over the devices."""
+    current context of this thread; operations on its arrays split their rows over the devices.
+    `shares`: each device's share of every batch (one number per device, or {family: numbers}
+    for some families), instead of the tuned speeds."""
 
     is_multi = True
 
-    def __init__(self, selectors, **caps):
+    def __init__(self, selectors, shares=None, **caps):
         sels = list(selectors)
         if not sels:
             raise ValueError("Context([...]) needs at least one device selector")
         for s in sels:
             if isinstance(s, (list, tuple, Devices)):
                 raise TypeError("Context([...]) takes device selectors, not nested lists")
+        self._shares = _checked_shares(shares, len(sels))   # before any device is opened
         self.contexts = [s if isinstance(s, Context) else Context(s, **caps) for s in sels]
         # One worker per device for split operations; streaming lanes have threads of their own.
         self._pool = concurrent.futures.ThreadPoolExecutor(len(self.contexts), thread_name_prefix="clbig-devices")
@@ -90,8 +95,12 @@ class Devices(Current):
         return self.contexts[0].pinned_empty(shape, dtype)
 
     def weights(self, family: str) -> list[float]:
-        """Each device's share of a batch of `family` operations: its tuned speed, else equal;
-        a device whose share would be below MIN_SHARE gets none (the others take its rows)."""
+        """Each device's share of a batch of `family` operations: the shares given to the
+        context, else its tuned speed, else equal; from tuned speeds, a device whose share would
+        be below MIN_SHARE gets none (the others take its rows)."""
+        given = getattr(self, "_shares", None)
+        if given and family in given:
+            return list(given[family])
         from . import tune
         speeds = [tune.speed(c, family) for c in self.contexts]
         if not all(speeds):
@@ -113,6 +122,39 @@ class Devices(Current):
         w = np.cumsum(self.weights(family))
         cuts = [0] + [int(round(n * x)) for x in w[:-1]] + [n]
         return [(d, cuts[d], cuts[d + 1]) for d in range(len(self.contexts)) if cuts[d + 1] > cuts[d]]
+
+
+def _checked_shares(shares, k: int) -> dict | None:
+    """Context([...], shares=...) as {family: k fractions summing to 1}: one sequence of k
+    non-negative numbers for every family, or {family: sequence} for some of them."""
+    from .tune import FAMILIES
+    if shares is None:
+        return None
+    if isinstance(shares, dict):
+        unknown = [f for f in shares if f not in FAMILIES]
+        if unknown:
+            raise ValueError(f"shares: unknown family {unknown[0]!r} (families: {', '.join(FAMILIES)})")
+        items = list(shares.items())
+    else:
+        items = [(f, shares) for f in FAMILIES]
+    out = {}
+    for fam, seq in items:
+        where = f"shares[{fam!r}]" if isinstance(shares, dict) else "shares"
+        if isinstance(seq, (str, bytes)) or not hasattr(seq, "__len__"):
+            raise TypeError(f"{where} must be a sequence of {k} numbers (one per device), got {type(seq).__name__}")
+        seq = list(seq)
+        if len(seq) != k:
+            raise ValueError(f"{where} has {len(seq)} numbers for {k} devices")
+        for i, x in enumerate(seq):
+            if isinstance(x, bool) or not isinstance(x, numbers.Real):
+                raise TypeError(f"{where}[{i}] must be a number, got {x!r}")
+            if not (0 <= x < float("inf")):
+                raise ValueError(f"{where}[{i}] = {x!r}: shares are finite and non-negative")
+        total = float(sum(seq))
+        if total <= 0:
+            raise ValueError(f"{where}: every share is zero; at least one device must take rows")
+        out[fam] = [float(x) / total for x in seq]
+    return out
 
 
 class HostRows:

@@ -136,6 +136,40 @@ def test_a_device_below_the_least_share_gets_no_rows(two, rng):
         del two.contexts[0]._speeds, two.contexts[1]._speeds
 
 
+def test_shares_given_to_the_context(ctx, small_ctx_obj, rng):
+    """Context([...], shares=...) fixes each device's share: one sequence for every family, or
+    some families by name (the others as tuned, else equal). Given shares are kept even below
+    MIN_SHARE; a zero share leaves a device out."""
+    xs, ys = _vals(rng, 40, 200), _vals(rng, 40, 200)
+    want = [x * y for x, y in zip(xs, ys)]
+
+    def rows(D):
+        with D:
+            p, a = clbig.mul(xs, ys), clbig.array(xs)
+        assert p.tolist() == want and a.tolist() == xs
+        return [e - s for _, s, e in p.placement], [e - s for _, s, e in a.placement]
+
+    assert rows(clbig.Context([ctx, small_ctx_obj], shares=[3, 1])) == ([30, 10], [30, 10])
+    assert rows(clbig.Context([ctx, small_ctx_obj], shares={"mul": (0.97, 0.03)})) == ([39, 1], [20, 20])
+    assert rows(clbig.Context([ctx, small_ctx_obj], shares=np.array([1.0, 0.0]))) == ([40], [40])
+
+
+@pytest.mark.parametrize("shares, error, match", [
+    ([1], ValueError, r"shares has 1 numbers for 2 devices"),
+    ([1, -1], ValueError, r"shares\[1\] = -1: shares are finite and non-negative"),
+    ([1, float("nan")], ValueError, r"shares\[1\] = nan"),
+    ([0, 0.0], ValueError, "every share is zero"),
+    ({"mull": [1, 1]}, ValueError, "unknown family 'mull'"),
+    ({"mul": [1]}, ValueError, r"shares\['mul'\] has 1 numbers"),
+    ("11", TypeError, "must be a sequence of 2 numbers"),
+    ([1, "a"], TypeError, r"shares\[1\] must be a number"),
+    ([True, 1], TypeError, r"shares\[0\] must be a number"),
+])
+def test_bad_shares_raise_before_anything_opens(ctx, small_ctx_obj, shares, error, match):
+    with pytest.raises(error, match=match):
+        clbig.Context([ctx, small_ctx_obj], shares=shares)
+
+
 def test_many_equal_devices_all_keep_their_share():
     """More than 1/MIN_SHARE devices of equal speed: each share is below MIN_SHARE, and all
     of them still take part (none left out, no division by a zero total)."""
