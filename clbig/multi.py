@@ -153,6 +153,8 @@ def _checked_shares(shares, k: int) -> dict | None:
         total = float(sum(seq))
         if total <= 0:
             raise ValueError(f"{where}: every share is zero; at least one device must take rows")
+        if total == float("inf"):
+            raise ValueError(f"{where}: the shares' sum overflows; give fractions or small numbers")
         out[fam] = [float(x) / total for x in seq]
     return out
 

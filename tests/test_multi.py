@@ -159,6 +159,7 @@ def test_shares_given_to_the_context(ctx, small_ctx_obj, rng):
     ([1, -1], ValueError, r"shares\[1\] = -1: shares are finite and non-negative"),
     ([1, float("nan")], ValueError, r"shares\[1\] = nan"),
     ([0, 0.0], ValueError, "every share is zero"),
+    ([1e308, 1e308], ValueError, "the shares' sum overflows"),
     ({"mull": [1, 1]}, ValueError, "unknown family 'mull'"),
     ({"mul": [1]}, ValueError, r"shares\['mul'\] has 1 numbers"),
     ("11", TypeError, "must be a sequence of 2 numbers"),
