@@ -31,7 +31,7 @@ import gmpy2
 import numpy as np
 
 import clbig
-from clbig import stream
+from clbig import multi, stream
 from clbig.array import limbs_to_ints
 
 
@@ -129,7 +129,7 @@ def main(argv=None):
     for s in args.shares:
         rest = sum(v for i, v in enumerate(speeds) if i != fast)
         given = [1.0 - s if i == fast else s * v / rest for i, v in enumerate(speeds)]
-        devs._shares = {f: given for f in ("add", "mul")}
+        devs._shares = multi._checked_shares({"add": given, "mul": given}, len(speeds))
         out_pl, t = median_time(lambda: _split(devs, la, lb, args.bits), args.reps)
         out, placement = out_pl
         check(out, A, B, rows)

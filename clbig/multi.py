@@ -55,6 +55,7 @@ class Devices(Current):
     for some families), instead of the tuned speeds."""
 
     is_multi = True
+    _shares = None      # {family: fractions} given to the context (_checked_shares), else None
 
     def __init__(self, selectors, shares=None, **caps):
         sels = list(selectors)
@@ -98,9 +99,8 @@ class Devices(Current):
         """Each device's share of a batch of `family` operations: the shares given to the
         context, else its tuned speed, else equal; from tuned speeds, a device whose share would
         be below MIN_SHARE gets none (the others take its rows)."""
-        given = getattr(self, "_shares", None)
-        if given and family in given:
-            return list(given[family])
+        if self._shares and family in self._shares:
+            return list(self._shares[family])
         from . import tune
         speeds = [tune.speed(c, family) for c in self.contexts]
         if not all(speeds):
