@@ -7,7 +7,7 @@ from pyopencl.elementwise import ElementwiseKernel
 
 import clbig
 from devtools import median_device_seconds
-from clbig import add_n
+from clbig.mpn import add_n
 
 ctx = clbig.Context()
 q = ctx.queue

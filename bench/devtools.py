@@ -33,7 +33,7 @@ GEOM: list = []   # (kernel, groups, work-group size) of each launch named_launc
 def named_launches() -> list:
     """From now on every kernel clbig launches is appended to the returned list as
     (kernel name, event): the per-kernel view of the profile scripts."""
-    import clbig.render as R
+    import clbig.runtime.render as R
     named, launch = [], R.launch
 
     def spy(ctx_, k, *a, **kw):

@@ -19,8 +19,8 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import clbig  # noqa: E402
-G = importlib.import_module("clbig.gcd")   # the module: clbig.gcd is the function  # noqa: E402
-from clbig import gcd_n  # noqa: E402
+G = importlib.import_module("clbig.mpz.gcd")   # the module: clbig.gcd is the function  # noqa: E402
+from clbig.mpn import gcd_n  # noqa: E402
 from devtools import median_device_seconds  # noqa: E402
 
 TARGET = {("gcd", 1024): 51.4, ("gcd", 2048): 19.5, ("gcd", 4096): 7.19,

@@ -1,4 +1,4 @@
-"""Modular exponentiation on the device (clbig.modular.powmod) against gmpy2 on one host core.
+"""Modular exponentiation on the device (clbig.mpz.modular.powmod) against gmpy2 on one host core.
 
 Per size: a batch of --n random odd moduli of exactly `bits` bits (each instance its own), bases
 below them, exponents of 512 bits (one per instance) and of `bits` bits (a smaller batch, see
@@ -22,7 +22,7 @@ import gmpy2
 import numpy as np
 
 import clbig
-from clbig import modular
+from clbig.mpz import modular
 
 VARIANTS = {   # launch shapes worth comparing per size: (label, env); the first is the default
     1024: [("one item", {}), ("one item CIOS sqr", {"CLBIG_MONT_SQR": "0"}),

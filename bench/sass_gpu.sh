@@ -4,7 +4,7 @@
 set -u
 python3 - <<'PY'
 import os, pyopencl as cl, clbig
-from clbig.render import kernel
+from clbig.runtime.render import kernel
 ctx = clbig.Context()
 out = os.environ["OUT"]
 for name, params in [

@@ -10,7 +10,7 @@ import gmpy2
 import numpy as np
 
 import clbig
-from clbig import mul_n
+from clbig.mpn import mul_n
 from devtools import median_device_seconds, random_batch
 
 ap = argparse.ArgumentParser()

@@ -52,7 +52,7 @@ def sweep(var, values, op, sizes, reps):
 
 def limits():
     """Work-group limits NVIDIA reports for single-group add kernels of big instances."""
-    from clbig.render import kernel
+    from clbig.runtime.render import kernel
     import pyopencl as cl
     for ipi in (256, 512, 1024):
         k = kernel(ctx, "add.cl.mako", "add_sub", None, OP="add", MA=4 * ipi, MB=4 * ipi, MR=4 * ipi,

@@ -1,12 +1,25 @@
-"""clbig: exact arithmetic on batches of big integers, computed by OpenCL kernels."""
-from .array import BigIntArray, array, from_limbs, pinned_empty
-from .devices import Context, DeviceInfo, SetupError, current_context, devices
-from .profiling import profile
-from .ops import add, add_fixed, compare, mul, mul_low, shift_left, shift_right, sub, sub_fixed
-from .ops import divmod, floordiv, isqrt, mod
-from .modular import Modulus, mulmod, powmod
-from .gcd import gcd, invert
-from . import fused
+"""clbig: exact arithmetic on batches of big integers, computed by OpenCL kernels.
+
+The package is built in floors, each importing only the floors below it: runtime (devices,
+settings, kernel rendering and caches), mpn (limb-vector algorithms), mpz (BigIntArray and the
+integer operations), scale (several devices, streaming, Dask). This module is the public face.
+"""
+import sys as _sys
+
+from .runtime.devices import Context, DeviceInfo, SetupError, current_context, devices
+from .runtime.profiling import profile
+from .mpz.array import BigIntArray, array, from_limbs, pinned_empty
+from .mpz.ops import add, add_fixed, compare, mul, mul_low, shift_left, shift_right, sub, sub_fixed
+from .mpz.ops import divmod, floordiv, mod
+from .mpz.powers import isqrt
+from .mpz.modular import Modulus, mulmod, powmod
+from .mpz.gcd import gcd, invert
+from .mpz import fused
+from . import scale as _scale  # noqa: F401  (installs the several-device runner into mpz)
+
+# Arrays pickled before the package had floors name clbig.array._unpickle: the module is found
+# under its old name (an entry in sys.modules, so clbig.array stays the function).
+_sys.modules.setdefault(__name__ + ".array", _sys.modules[__name__ + ".mpz.array"])
 
 __version__ = "0.1.0"
 __all__ = [

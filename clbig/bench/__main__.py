@@ -15,7 +15,7 @@ import time
 from datetime import datetime
 
 import clbig
-from clbig.devices import SetupError
+from clbig.runtime.devices import SetupError
 
 from . import report
 from .latency import LATENCY_SIZES, latency_markdown, run_latency

@@ -30,7 +30,7 @@ def _resolve_mul(**kw):
     def resolve():
         fn = getattr(clbig, "mul_low", None)
         if fn is None:
-            ops = importlib.import_module("clbig.ops")
+            ops = importlib.import_module("clbig.mpz.ops")
             fn = getattr(ops, "mul_low", None)
         if fn is None:
             return None, "clbig.mul_low does not exist (yet)"
