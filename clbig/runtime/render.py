@@ -6,7 +6,6 @@ so a second process builds nothing.
 """
 from __future__ import annotations
 
-import importlib.util
 import os
 import shlex
 import sys
@@ -22,16 +21,15 @@ from .profiling import record
 
 
 def kernel_dir() -> Path:
-    """The folder of the Mako templates: the package clbig.kernels_cl, which setup.cfg maps to
-    the repository's kernels_cl/ (an install or an editable install). Only a bare source tree
-    on sys.path has no such package; its kernels_cl/ sits beside clbig/."""
-    spec = importlib.util.find_spec("clbig.kernels_cl")
-    if spec is not None and spec.submodule_search_locations:
-        return Path(list(spec.submodule_search_locations)[0])
-    here = Path(__file__).resolve().parents[2] / "kernels_cl"
-    if (here / "blocks").is_dir():
-        return here
-    raise RuntimeError(f"clbig kernel templates not found (no clbig.kernels_cl package, no {here})")
+    """The Mako templates of the clbig being imported: installed, the package clbig.kernels_cl
+    (setup.cfg maps the repository's kernels_cl/ there); in a source tree on sys.path, the
+    kernels_cl/ beside clbig/. (Not importlib's clbig.kernels_cl: an editable install of
+    another checkout would answer for it.)"""
+    pkg = Path(__file__).resolve().parents[1]
+    for d in (pkg / "kernels_cl", pkg.parent / "kernels_cl"):
+        if (d / "blocks").is_dir():
+            return d
+    raise RuntimeError(f"clbig kernel templates not found in {pkg} or beside it")
 
 
 _lookup = TemplateLookup(directories=[str(kernel_dir())], strict_undefined=True)
