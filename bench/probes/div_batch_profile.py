@@ -1,7 +1,8 @@
+# Finding: where a batch division by Newton spends its time, per kernel and between launches; bench/README.md, "Division" (results/div-newton-profile-h100-2026-11-23.log, results/div-newton-profile-schedule-h100-2026-11-23.log).
 """Where a batch division by Newton spends its device time: per kernel, for batches of 2^32
 bits (dividend of 2^k bits, divisor of half), against the same batch's low-half product.
 
-    python bench/div_batch_profile.py [k ...] [--scale S]
+    python bench/probes/div_batch_profile.py [k ...] [--scale S]
 """
 import argparse
 import time

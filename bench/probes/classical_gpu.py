@@ -1,8 +1,9 @@
+# Finding: the classical product's launch knobs (Q, group size, radix, carry chains) and the one-kernel Poly; bench/README.md, "Multiplication" (results/classical-h100-2026-11-23.log, results/classical-carry-h100-2026-11-23.log, results/poly-h100-2026-11-23.log).
 """Classical products and the fused Poly on 2^32-bit batches under launch knobs (environment
 variables read at each call): chunk sizes Q, group sizes, and squares against products of two
 operands. Every timed result is spot-checked against Python.
 
-    python bench/classical_gpu.py [--mul 9,11,13,15] [--poly 13,15,16,17] [--scale S]
+    python bench/probes/classical_gpu.py [--mul 9,11,13,15] [--poly 13,15,16,17] [--scale S]
 """
 import argparse
 import os

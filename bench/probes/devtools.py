@@ -1,4 +1,6 @@
-"""Helpers shared by the device scripts in bench/ (quick_gpu, sweep_gpu, bw_gpu, the profiles)."""
+# Helpers of the probes in this folder (random batches, device-time medians, a per-kernel launch spy).
+"""Helpers shared by the probes in bench/probes/ (run each as `python bench/probes/<name>.py`:
+its folder is then on sys.path, so `from devtools import ...` finds this module)."""
 import sys
 import time
 
@@ -65,15 +67,3 @@ def kernel_params(ctx, k) -> dict:
             return dict(params, _template=template)
     return {}
 
-
-def spin_kernel(ctx):
-    """spin(queue, (items,), (wg,), buf, np.uint32(rounds)): keeps the device busy for a time
-    set by `rounds` (a multiply-add chain per item over buf's words); for timing the host."""
-    import pyopencl as cl
-    prg = cl.Program(ctx.cl_context, """
-    __kernel void spin(__global uint *x, uint rounds) {
-        uint v = x[get_global_id(0)];
-        for (uint i = 0; i < rounds; i++) v = v * 1664525u + 1013904223u;
-        x[get_global_id(0)] = v;
-    }""").build()
-    return cl.Kernel(prg, "spin")

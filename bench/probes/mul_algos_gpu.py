@@ -1,9 +1,10 @@
+# Finding: which product algorithm wins at each size (the crossovers of clbig's mul_n, the FP64 radix); bench/README.md, "Multiplication" (results/mul-algos-h100-2026-11-22-final.log, results/mul52-h200-2026-11-25.log).
 """Multiplication algorithms side by side on one device: batches of 2^32 bits (low half, the
 papers' 1-Mul) by classical and NTT, then single full products 2^20..2^28 bits per operand by
 every algorithm that runs, against gmpy2 on this machine's CPU, transfers timed apart.
 Every timed result is spot-checked against gmpy2. Prints a table; --json writes one.
 
-    python bench/mul_algos_gpu.py [--batch 9,11,...] [--huge 20,...] [--json FILE]
+    python bench/probes/mul_algos_gpu.py [--batch 9,11,...] [--huge 20,...] [--json FILE]
 """
 import argparse
 import json

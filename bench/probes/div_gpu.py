@@ -1,8 +1,9 @@
+# Finding: the schoolbook/Newton crossover of batch division (between 2049 and 4097 quotient limbs) and division against mul_low; bench/README.md, "Division" (results/div-h100-2026-11-22.log).
 """Division on one device: batches of 2^32 bits (dividend of the full size, divisor of half),
 auto and each forced algorithm that runs, spot-checked against gmpy2; our own low-half product
 at the same size for the ratio; then one (2^k)-bit by (2^(k-1))-bit division against gmpy2.
 
-    python bench/div_gpu.py [--batch 11,13,...] [--huge 24,27] [--scale S]
+    python bench/probes/div_gpu.py [--batch 11,13,...] [--huge 24,27] [--scale S]
 """
 import argparse
 import inspect

@@ -1,3 +1,4 @@
+# Finding: powmod's launch shapes by size (the defaults of clbig's mont); bench/README.md, "Modular arithmetic and gcd" (results/modular-h200-2026-11-24.log, results/modular-h200-2026-11-24b.log, results/modular-h200-2026-11-24c.log).
 """Modular exponentiation on the device (clbig.modular.powmod) against gmpy2 on one host core.
 
 Per size: a batch of --n random odd moduli of exactly `bits` bits (each instance its own), bases
@@ -7,8 +8,8 @@ once by clbig.Modulus beforehand and reported apart), results spot-checked again
 wrong one stops the run, exit status 2). --variants also times the launch shapes given as
 environment settings (CLBIG_MONT_ONE / _Q / _ITEMS) and the shared-modulus (one RSA key) case.
 
-    python bench/modular_gpu.py                       # the GPU run: n = 100000, 1024..8192 bits
-    python bench/modular_gpu.py --n 512 --full-n 64 --sizes 1024,2048 --no-variants   # PoCL
+    python bench/probes/modular_gpu.py                       # the GPU run: n = 100000, 1024..8192 bits
+    python bench/probes/modular_gpu.py --n 512 --full-n 64 --sizes 1024,2048 --no-variants   # PoCL
 """
 from __future__ import annotations
 

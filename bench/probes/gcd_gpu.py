@@ -1,3 +1,4 @@
+# Finding: gcd and inverse storage and cofactor schedule (the defaults of clbig's gcd_n); bench/README.md, "Modular arithmetic and gcd" (results/gcd-h200-2026-11-24.log, results/gcd-h200-2026-11-24b.log).
 """Batched gcd and modular inverse on one device: n instances (default 100,000) of 1024 to 8192
 bits, each with its own random odd modulus, in M instances per second of device time (median of
 --reps launches), spot-checked against gmpy2, beside gmpy2 on one host thread and the issue's
@@ -5,8 +6,8 @@ targets (CGBN on an H100). The default storage mode first, then the variants (pr
 global scratch, work-group sizes; for the inverse also rounds per cofactor update,
 CLBIG_GCD_COF), while --budget seconds last.
 
-    python bench/gcd_gpu.py [--n 100000] [--bits 1024,2048,4096,8192] [--reps 5] [--budget 240]
-    python bench/gcd_gpu.py --n 2000 --bits 1024,2048 --variants none      # PoCL, quick
+    python bench/probes/gcd_gpu.py [--n 100000] [--bits 1024,2048,4096,8192] [--reps 5] [--budget 240]
+    python bench/probes/gcd_gpu.py --n 2000 --bits 1024,2048 --variants none      # PoCL, quick
 """
 import importlib
 import argparse
