@@ -380,8 +380,8 @@ ALGORITHMS = ("auto", "basecase", "newton")
 # instance runs its steps (one per quotient limb, a barrier round each) one after the other;
 # Newton costs about five products of up to mu limbs in 100-290 launches spread over the whole
 # device. Measured, the crossover sits between 2049 and 4097 steps both for batches that fill
-# the device and for those that do not. H100, 2^32-bit batches, 2026-11-23 (bench/results/
-# div-schedule-h100-2026-11-23.log): 2^17-bit dividends (2049 steps) 72.1 ms basecase against
+# the device and for those that do not. H100, 2^32-bit batches, 2026-11-23 (bench/README.md,
+# "Division"): 2^17-bit dividends (2049 steps) 72.1 ms basecase against
 # 90.4 ms Newton, 2^18 (4097 steps) 137.0 against 95.9 ms. PoCL (2 cores, batches 2^12 smaller):
 # 8 x 2^17 bits 30 against 95 ms, 4 x 2^18 120 against 109 ms; one 2^18-bit division 32
 # against 28 ms.

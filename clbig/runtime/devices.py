@@ -528,7 +528,7 @@ class Context(Current):
     def buffer(self, nbytes: int):
         """A scratch device buffer from the pool. Never a plain cl.Buffer in a chain of
         launches: NVIDIA's driver blocks the host when one is released while a queued kernel
-        still uses it (bench/host_sync_gpu.py: the whole queue drains), so the device idles
+        still uses it (bench/README.md, host syncs: the whole queue drains), so the device idles
         until the host catches up (Newton division lost a fifth of its time so)."""
         nbytes = max(int(nbytes), 1)
         if self.allocator is not None:

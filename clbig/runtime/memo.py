@@ -8,7 +8,7 @@ class DoesNotFit(Exception):
 
 # The key in ctx._programs under which `memo` keeps a context's launch plans: the same shape
 # as a kernel's key (template, name, parameters), so tools that walk _programs still can, and
-# clearing _programs (bench/sweep_gpu.py between settings) forgets the plans with the kernels.
+# clearing _programs (a sweep of settings) forgets the plans with the kernels.
 _MEMO = ("", "memo", ())
 
 

@@ -98,7 +98,7 @@ def _scan_plans(ctx, m, n, stage_buffers, q_options, target_items, chained):
     def local_bytes(wg, q):
         return WORD * (stage_buffers * padded_words(wg * q) + wg + 4)
 
-    # Measured on an H100 (bench/results/tuning-h100-2026-11-22.log): Q = 4 wins for plain
+    # Measured on an H100 (bench/README.md, "Multiplication": launch plans): Q = 4 wins for plain
     # add at every size, up to 1024 work-items and then on the multi-group path; kernels that
     # chain several scans (6-Add) prefer instances within target_items work-items.
     q_small = min(q_options[0], next_pow2(m))
