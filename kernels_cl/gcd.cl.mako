@@ -78,14 +78,13 @@ void gcd_batch(__global const uint *a, ulong sa, uint ma, __global const uint *b
     SP uint *x = base, *y = base + (size_t)${M} * st;
     /* y must be odd: where b >> z is even, a goes to y and b to x. The order is chosen by
        selecting the digits' values as they are stored, not by swapping the pointers x and y
-       afterwards: Intel's CPU runtime (2026.22.10, OpenCL 3.1) lays a private array out
-       transposed across the work-items it vectorises together, and then addresses reads
-       through a pointer chosen per work-item as if it were not transposed (every work-item
-       read work-item j's digit 0 as its digit j), for private arrays of 68 words or more
-       (M >= 34 digits, powers of two excepted; other layouts of the kernel at M = 3 too).
-       Valid OpenCL C, a compiler fault: tests/intel_reduced_gcd_swap.py is the reduced
-       kernel, docs/devices.rst tells how it was found; clbig/kernel_check.py checks the
-       built kernel's answers. */
+       afterwards (issue #33): Intel's CPU runtime (2026.22.10, OpenCL 3.1) lays a private
+       array out transposed across the 16 work-items it vectorises together, and addressed
+       reads through such a per-work-item pointer as if it were not transposed (in every
+       work-item, digit j read digit 0 of the j-th work-item's vector): every gcd wrong, at
+       every M tried (2 to 137 digits). Valid OpenCL C, a compiler fault: the reduced kernel
+       is tests/intel_reduced_gcd_swap.py, how it was found docs/devices.rst; each built
+       kernel is checked on known answers (clbig/kernel_check.py, clbig/gcd_check.py). */
     const uint yodd = get_digit(bp, mb, z) & 1u;
     for (uint j = 0; j < ${M}u; ++j) {
         const uint da = get_digit(ap, ma, j * DIG + z), db = get_digit(bp, mb, j * DIG + z);
