@@ -7,6 +7,7 @@ integer operations), scale (several devices, streaming, Dask). This module is th
 import sys as _sys
 
 from .runtime.devices import Context, DeviceInfo, SetupError, current_context, devices
+from .runtime.kernel_check import KernelFault
 from .runtime.profiling import profile
 from .mpz.array import BigIntArray, array, from_limbs, pinned_empty
 from .mpz.ops import add, add_fixed, compare, mul, mul_low, shift_left, shift_right, sub, sub_fixed
@@ -23,7 +24,7 @@ _sys.modules.setdefault(__name__ + ".array", _sys.modules[__name__ + ".mpz.array
 
 __version__ = "0.1.0"
 __all__ = [
-    "BigIntArray", "Context", "DeviceInfo", "SetupError", "add", "add_fixed", "array", "compare",
+    "BigIntArray", "Context", "DeviceInfo", "KernelFault", "SetupError", "add", "add_fixed", "array", "compare",
     "current_context", "devices", "from_limbs", "pinned_empty", "Modulus", "gcd", "invert", "mulmod", "powmod", "mul", "mul_low", "profile", "shift_left", "shift_right", "sub", "sub_fixed",
     "floordiv", "isqrt", "mod",  # clbig.divmod too, left out of * so it does not shadow the builtin
 ]

@@ -14,16 +14,23 @@ lazily (kept below 2w: one spare bit, so digits(limbs, spare=1)).
 Storage of the working digits (CLBIG_GCD_STORE=private|global overrides):
   "private": arrays in the work-item's private memory (registers / the driver's local memory);
   "global" : one scratch buffer, digit j of consecutive instances adjacent (coalesced).
-Both run the same functions (blocks/gcd.mako); the kernel is exact at any size. Time grows
+Both run the same functions (blocks/gcd.mako); the kernel is exact at any size. Each built
+specialisation is checked once per context on known answers (clbig/gcd_check.py through
+clbig/runtime/kernel_check.py; issue #33, a compiler fault of Intel's CPU runtime): a wrong private
+build falls back to the global storage, and where both are wrong gcd / invert are refused. Time grows
 with the square of the size and there is no cooperation between work-items, so one huge
 instance is slow (one work-item), but exact.
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
+from ..runtime import kernel_check
 from ..runtime import plan as P
 from ..runtime.render import DoesNotFit, kernel, largest_fitting, launch
+from . import gcd_check
 
 DIG = 30                 # bits per digit in the kernel
 WG = 64                  # work-items per group aimed at (one instance each); CLBIG_GCD_WG overrides
@@ -69,17 +76,47 @@ def _vectors(mode: str) -> int:
     return 2 if mode == "gcd" else 5
 
 
-def _build(ctx, mode: str, m: int, store: str):
+def _build(ctx, mode: str, m: int, store: str, wg0: int, cof: int):
+    """(kernel, wg, store) of one specialisation, as built (unchecked)."""
     name = "gcd_batch" if mode == "gcd" else "inv_batch"
+    k, wg = largest_fitting(min(wg0, ctx.max_items),
+                            lambda wg: kernel(ctx, "gcd.cl.mako", name, wg, MODE=mode, M=m,
+                                              STORE=store, WG=wg, COF=cof))
+    return k, wg, store
+
+
+def _plan(ctx, mode: str, m: int, store: str):
+    """(kernel, wg, store) whose known answers are right on this device (clbig/runtime/kernel_check.py,
+    issue #33: Intel's CPU runtime miscompiled the private storage): the storage asked for,
+    else the global one; KernelFault where none is right."""
     wg0 = P.env_ints("CLBIG_GCD_WG", (WG,))[0]
     cof = cofactor_rounds() if mode == "inv" else 0
-    return largest_fitting(min(wg0, ctx.max_items),
-                           lambda wg: kernel(ctx, "gcd.cl.mako", name, wg, MODE=mode, M=m,
-                                             STORE=store, WG=wg, COF=cof))
+    stores = [store] + (["global"] if store == "private" else [])
+    cands = [(f"{s} storage", functools.partial(_build, ctx, mode, m, s, wg0, cof),
+              functools.partial(_known_answers, ctx, mode, m)) for s in stores]
+    family = "gcd" if mode == "gcd" else "invert"
+    return kernel_check.checked(ctx, (family, f"M={m} digits", store, wg0, cof), cands)
 
 
-def _run(ctx, mode, n, m, store, args_front, out, args_back):
-    k, wg = _build(ctx, mode, m, store)
+def _known_answers(ctx, mode: str, m: int, plan):
+    """None where the plan gives gcd_check's known answers, else the first wrong one."""
+    if mode == "gcd":
+        a, b, limbs, want = gcd_check.gcd_cases(m)
+        ok = [True] * len(want)
+    else:
+        a, b, limbs, want, ok = gcd_check.inv_cases(m)
+    n = len(a)
+    da, db = ctx.to_device(gcd_check.to_rows(a, limbs)), ctx.to_device(gcd_check.to_rows(b, limbs))
+    out = ctx.empty((n, limbs), np.uint32)
+    back = (np.uint32(limbs), np.uint32(32 * limbs)) if mode == "gcd" else ()
+    stat = _launch(ctx, plan, mode, n, m, (da.data, np.uint64(limbs), np.uint32(limbs), db.data,
+                                           np.uint64(limbs), np.uint32(limbs)), out, back)
+    got = gcd_check.from_rows(ctx.get(out))
+    return gcd_check.first_wrong(got, stat, want, ok, list(zip(a, b)))
+
+
+def _launch(ctx, plan, mode, n, m, args_front, out, args_back):
+    k, wg, store = plan
     groups = P.ceil_div(n, wg)
     np_ = groups * wg
     scratch = ctx.buffer(4 * _vectors(mode) * m * np_) if store == "global" else ctx.buffer(4)
@@ -87,6 +124,10 @@ def _run(ctx, mode, n, m, store, args_front, out, args_back):
     launch(ctx, k, groups, wg, *args_front, out.data, *args_back, st.data, scratch,
            np.uint64(np_), np.uint32(n))
     return ctx.get(st)
+
+
+def _run(ctx, mode, n, m, store, args_front, out, args_back):
+    return _launch(ctx, _plan(ctx, mode, m, store), mode, n, m, args_front, out, args_back)
 
 
 def gcd(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, mr: int, cap: int, store=None):
