@@ -196,6 +196,20 @@ def test_context_by_index_and_substring():
                 clbig.Context(d.index)
 
 
+def test_context_pocl_alias():
+    """CLBIG_DEVICE=pocl (the README's example) picks a PoCL device, although PoCL's device
+    names say only pthread-<cpu>: the alias names its platform."""
+    D = sys.modules["clbig.runtime.devices"]
+    pocl = [d for d in clbig.devices() if "portable computing language" in d.label.lower()]
+    if not pocl:
+        with pytest.raises(ValueError, match="no OpenCL device matches 'pocl'"):
+            D._select("pocl")
+        return
+    picked = D._select("pocl")
+    assert picked.platform.name.strip() == "Portable Computing Language"
+    assert picked.name.strip() in {d.name for d in pocl}
+
+
 def _pocl_first(infos):
     """The order clbig prefers among devices (devices._select): CPUs of PoCL before other CPU
     runtimes, otherwise the loader's order."""

@@ -194,6 +194,9 @@ def _open_pyopencl_caches() -> None:
                      "PYOPENCL_NO_CACHE=1 before starting Python") from first
 
 
+_ALIASES = {"pocl": "portable computing language"}
+
+
 def _select(selector):
     devs = _cl_devices()
     infos = devices()
@@ -243,9 +246,15 @@ def _select(selector):
                         return d
                 if of_kind:   # none builds: the Context's probe names the first and its compiler error
                     return of_kind[0]
-        for d, info in zip(devs, infos):
-            if s in info.label.lower():
+        # "pocl" names PoCL's platform ("Portable Computing Language"), whose device names say
+        # only "pthread-<cpu>"; the first such device that builds, as for "cpu".
+        want = _ALIASES.get(s, s)
+        matches = [d for d, info in zip(devs, infos) if want in info.label.lower()]
+        for d in matches:
+            if s not in _ALIASES or _compiles(d):
                 return d
+        if matches:
+            return matches[0]
     listing = "\n".join(f"  [{i.index}] {i.label} ({i.type})" for i in infos)
     raise ValueError(f"no OpenCL device matches {selector!r}; available devices:\n{listing}")
 
