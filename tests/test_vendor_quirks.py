@@ -25,7 +25,7 @@ from clbig.mpn import gcd_check, gcd_n
 from clbig.runtime import kernel_check
 from conftest import check_bools, check_values, mask, rand_value
 
-G = importlib.import_module("clbig.gcd")   # the module: clbig.gcd is the function
+G = importlib.import_module("clbig.mpz.gcd")   # the module: clbig.gcd is the function
 
 # 3 digits (64 bits: the round bound was exceeded), 34 digits (992 bits: the smallest private
 # array the reduced kernel showed wrong), 137 digits (4096 bits, as in the issue)
