@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import shlex
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -76,6 +77,7 @@ def _kernel(ctx, template: str, name: str, work_group: int | None, params: dict)
         raise k
     if k is None:
         src = render(template, **params)
+        t0 = time.perf_counter()
         try:
             try:
                 prg = cl.Program(ctx.cl_context, src).build(options=_extra_options())
@@ -95,6 +97,7 @@ def _kernel(ctx, template: str, name: str, work_group: int | None, params: dict)
             raise
         if params.get("MAXREG"):
             prg = _cap_registers(ctx, prg, params["MAXREG"])
+        _say_slow_build(ctx, template, time.perf_counter() - t0)
         k = getattr(prg, name)
         # The device takes a kernel whose local memory exceeds a cap set on the Context (an
         # emulated AMD or Intel limit): refuse it as that device would, once per specialisation.
@@ -111,6 +114,23 @@ def _kernel(ctx, template: str, name: str, work_group: int | None, params: dict)
         if work_group > limit:
             raise DoesNotFit(f"{template}: work-group of {work_group} exceeds this kernel's {limit}")
     return k
+
+
+#: A build slower than this many seconds is reported on stderr (a cold kernel cache: the first
+#: use of a width compiles its kernels, about a second each on PoCL and up to ~8 s for the
+#: widest modular kernels; pyopencl's disk cache serves later processes).
+SLOW_BUILD_S = 2.0
+_slow_said = {"n": 0, "s": 0.0}
+
+
+def _say_slow_build(ctx, template: str, seconds: float) -> None:
+    if seconds < SLOW_BUILD_S:
+        return
+    _slow_said["n"] += 1
+    _slow_said["s"] += seconds
+    print(f"clbig: compiled {template} for {ctx.name} in {seconds:.1f} s (first use of these widths; "
+          f"{_slow_said['n']} slow builds, {_slow_said['s']:.0f} s so far in this process; cached on disk "
+          "for later runs)", file=sys.stderr)
 
 
 def ptx_with_maxnreg(ptx: str, regs: int) -> str | None:
