@@ -16,7 +16,7 @@ import gmpy2
 import numpy as np
 import pyopencl.array as cla
 
-from . import radix
+from . import convert, radix
 from .devices import Context, current_context
 
 LIMB_BITS = 32
@@ -133,10 +133,8 @@ def _fit(vals: list, bits):
 
 
 def _pack(vals: list, bits: int) -> np.ndarray:
-    """Checked values as an (n, ceil(bits/32)) uint32 matrix, through to_bytes."""
-    m = limbs_for(bits)
-    raw = b"".join(v.to_bytes(4 * m, "little") for v in vals)
-    return np.frombuffer(raw, dtype="<u4").reshape(len(vals), m).astype(np.uint32, copy=False)
+    """Checked magnitudes as an (n, ceil(bits/32)) uint32 matrix (clbig.convert)."""
+    return convert.pack_magnitudes(vals, limbs_for(bits))
 
 
 def check_out(out, n: int, m: int, dtype) -> None:
@@ -166,8 +164,7 @@ def limbs_as(host: np.ndarray, dtype) -> np.ndarray:
 
 
 def limbs_to_ints(limbs: np.ndarray) -> list[int]:
-    limbs = np.ascontiguousarray(limbs, dtype="<u4")
-    return [int.from_bytes(row.tobytes(), "little") for row in limbs]
+    return convert.to_ints(limbs)
 
 
 class BigIntArray:
@@ -225,14 +222,16 @@ class BigIntArray:
                                  "(to_limbs(magnitude=True) gives them, sign() the signs)")
         return limbs_as(host, dtype)
 
-    def tolist(self) -> list[int]:
-        if radix.worth_it(self.bits) and len(self):
-            vals = radix.download(self.ctx, self.data)
-        else:
-            vals = limbs_to_ints(self.to_limbs(magnitude=True))
+    def tolist(self, mpz: bool = False) -> list:
+        """The values as Python ints, or as gmpy2 mpz with mpz=True."""
+        # a batch converts on the host (clbig.convert: C, several GB/s); one large value,
+        # or a batch without the C extension, is cut into digits on the device (clbig.radix)
+        if not (radix.worth_it(self.bits) and len(self) and (len(self) == 1 or not convert.native())):
+            return convert.to_ints(self.to_limbs(magnitude=True), self.neg, mpz=mpz)
+        vals = radix.download(self.ctx, self.data)
         if self.neg is not None:
             vals = [-v if s else v for v, s in zip(vals, self.neg.tolist())]
-        return vals
+        return list(map(_MPZ, vals)) if mpz else vals
 
     # -- signs (the operations themselves are in clbig.ops / clbig.signs) ------------------
     def sign(self) -> np.ndarray:
@@ -434,7 +433,13 @@ def array(values, bits: int | None = None, ctx: Context | None = None) -> BigInt
     if getattr(ctx, "is_multi", False):   # several devices: rows spread over them
         from . import multi
         return multi.array(values, bits, ctx)
-    return upload_values(ctx, *checked_signed(values, bits))
+    s = convert.scan(values, bits)
+    check_fits(ctx, len(s), s.bits, "clbig.array")
+    # as in tolist: radix for one large value, or a batch without the C extension
+    if (radix.worth_it(s.bits) and (len(s) == 1 or not s.c) and len(s)
+            and all(type(v) is int for v in s.vals)):
+        return BigIntArray(ctx, radix.upload(ctx, s.magnitudes(), limbs_for(s.bits)), s.bits, s.neg)
+    return _upload(ctx, convert.pack(s), s.bits, s.neg)
 
 
 def value_list(values, what: str) -> list:
