@@ -78,18 +78,16 @@ new_int(Py_ssize_t nd, int neg)
 static inline int
 bitlen32(uint32_t x)
 {
+#if defined(__GNUC__) || defined(__clang__)
+    return x ? 32 - __builtin_clz(x) : 0;      /* clz(0) is undefined: tested first */
+#else
     int b = 0;
     while (x) {
         b++;
         x >>= 1;
     }
     return b;
-}
-
-static inline int
-bitlen64(uint64_t x)
-{
-    return x >> 32 ? 32 + bitlen32((uint32_t)(x >> 32)) : bitlen32((uint32_t)x);
+#endif
 }
 
 /* Magnitude's bit length of a PyLong. */
@@ -198,8 +196,26 @@ pack_one(PyObject *v, Py_ssize_t nd, unsigned char *out, Py_ssize_t m)
     const digit *d = digits_of(v);
     uint64_t acc = 0;
     int accbits = 0;
-    Py_ssize_t k = 0;
-    for (Py_ssize_t j = 0; j < nd; j++) {
+    Py_ssize_t k = 0, j = 0;
+#if PyLong_SHIFT == 30
+    /* whole blocks of 16 digits = 480 bits = 15 limbs, unrolled so that the shifts are
+     * constants; the state (acc, accbits) is empty again after each block */
+    for (; j + 16 <= nd && k + 15 <= m; j += 16) {
+        uint64_t a = 0;
+        int ab = 0;
+#pragma GCC unroll 16
+        for (int t = 0; t < 16; t++) {
+            a |= (uint64_t)d[j + t] << ab;
+            ab += 30;
+            if (ab >= LIMB_BITS) {
+                store_limb(out + 4 * k++, (uint32_t)a);
+                a >>= LIMB_BITS;
+                ab -= LIMB_BITS;
+            }
+        }
+    }
+#endif
+    for (; j < nd; j++) {
         acc |= (uint64_t)d[j] << accbits;          /* accbits < 32, so no bit is lost */
         accbits += PyLong_SHIFT;
         if (accbits >= LIMB_BITS) {
@@ -294,8 +310,26 @@ unpack_one(const unsigned char *p, Py_ssize_t m, int neg)
     digit *d = digits_of(x);
     uint64_t acc = 0;
     int accbits = 0;
-    Py_ssize_t k = 0;
-    for (Py_ssize_t j = 0; j < nd; j++) {
+    Py_ssize_t k = 0, j = 0;
+#if PyLong_SHIFT == 30
+    /* whole blocks of 15 limbs = 16 digits, unrolled as in pack_one */
+    for (; k + 15 <= top && j + 16 <= nd; k += 15) {
+        const unsigned char *q = p + 4 * k;
+        uint64_t a = 0;
+        int ab = 0, l = 0;
+#pragma GCC unroll 16
+        for (int t = 0; t < 16; t++) {
+            if (ab < 30) {
+                a |= (uint64_t)load_limb(q + 4 * l++) << ab;
+                ab += LIMB_BITS;
+            }
+            d[j++] = (digit)(a & DMASK);
+            a >>= 30;
+            ab -= 30;
+        }
+    }
+#endif
+    for (; j < nd; j++) {
         if (accbits < PyLong_SHIFT && k < top) {   /* accbits < SHIFT <= 32: room for a limb */
             acc |= (uint64_t)load_limb(p + 4 * k++) << accbits;
             accbits += LIMB_BITS;
