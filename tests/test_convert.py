@@ -3,7 +3,10 @@ extension clbig._limbs and the pure-Python path, each checked against limbs comp
 gmpy2 on random and edge values, signs, capacities, batch lengths and bad input."""
 from __future__ import annotations
 
+import os
+import shutil
 import sys
+import sysconfig
 
 import gmpy2
 import numpy as np
@@ -177,13 +180,51 @@ def test_pack_into_out(rng, pure):
         convert.pack(s, np.zeros((BATCH, 5), np.uint32))
 
 
-@pytest.mark.skipif(sys.implementation.name != "cpython" or not (3, 9) <= sys.version_info[:2] <= (3, 13),
-                    reason="clbig._limbs reads the int layout of CPython 3.9-3.13 only")
-def test_extension_built_and_checked():
-    """Where the extension can be built, it must be there, or the C tests above would test
-    the pure path twice (in a checkout: python setup.py build_ext --inplace)."""
-    assert convert._limbs is not None, "clbig._limbs is not built"
-    assert convert._c_ok()
+def _can_build() -> bool:
+    """Whether setup.py could have built clbig._limbs here: CPython 3.9-3.13 (the layouts
+    _limbs.c reads), its headers and a C compiler."""
+    cc = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    return (sys.implementation.name == "cpython" and (3, 9) <= sys.version_info[:2] <= (3, 13)
+            and os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h"))
+            and shutil.which(cc) is not None)
+
+
+def test_extension_where_it_can_be_built():
+    """Where the extension can be built it must be there and in use, or the C tests above
+    would test the pure path twice (in a checkout: python setup.py build_ext --inplace);
+    elsewhere every conversion takes the pure path."""
+    if _can_build():
+        assert convert._limbs is not None, "clbig._limbs is not built"
+        assert convert._c_ok() and convert.native() == (not convert.PURE)
+        _extension_guards(convert._limbs)
+    else:
+        assert not convert.native()
+        assert convert.scan([1, -2], pure=False).c is False
+
+
+def _extension_guards(L):
+    """The extension's own checks, which no call through clbig.convert reaches: whatever it
+    is given, it never writes or reads outside its buffers."""
+    with pytest.raises(OverflowError, match="element 1: value of 65 bits does not fit 2 limbs"):
+        L.pack([1, -(2**64)], np.empty((2, 2), np.uint32), 2)
+    with pytest.raises(TypeError, match="element 0: expected an int, got float"):
+        L.pack([1.0], np.empty((1, 1), np.uint32), 1)
+    with pytest.raises(ValueError, match="out holds 12 bytes, not 2 values of 2 limbs"):
+        L.pack([1, 2], np.empty(3, np.uint32), 2)
+    with pytest.raises(ValueError, match="limbs per value must be positive"):
+        L.pack([1, 2], np.empty(0, np.uint32), 0)
+    with pytest.raises((TypeError, ValueError, BufferError)):   # not C-contiguous
+        L.pack([1, 2], np.empty((2, 4), np.uint32)[:, ::2], 2)
+    with pytest.raises((TypeError, ValueError, BufferError)):   # read-only
+        L.pack([1, 2], np.frombuffer(bytes(16), np.uint32).reshape(2, 2), 2)
+    with pytest.raises(ValueError, match="buffer holds 12 bytes, not 2 rows of 2 limbs"):
+        L.unpack(np.zeros(3, np.uint32), 2, 2, None, None)
+    with pytest.raises(ValueError, match="2 sign bytes for 3 rows"):
+        L.unpack(np.zeros(6, np.uint32), 3, 2, np.zeros(2, bool), None)
+    with pytest.raises(ValueError, match="bad shape"):
+        L.unpack(b"", -1, 1, None, None)
+    with pytest.raises(ZeroDivisionError):
+        L.unpack(np.ones(4, np.uint32), 2, 2, None, lambda x: 1 // 0)
 
 
 def test_extension_refused_when_it_disagrees(monkeypatch):
@@ -240,3 +281,23 @@ def test_array_errors_and_empty(monkeypatch, pure):
         clbig.array([1, 2, 3.0, 4])
     with pytest.raises(OverflowError, match="element 1: value of 9 bits does not fit bits=8"):
         clbig.array([1, -256, 3], bits=8)
+
+
+# -- the benchmark (clbig/bench/convert.py) --------------------------------------------------
+
+def test_bench_rows_and_table():
+    from clbig.bench import convert as bc
+    rows = bc.run_convert((64, 100), mbytes=0.01, reps=1)
+    methods = ["baseline", "python"] + (["C"] if convert._c_ok() else [])
+    assert [(r["bits"], r["method"], r["direction"]) for r in rows] == [
+        (b, m, d) for b in (64, 100) for m in methods for d in ("in", "out")]
+    assert all(r["mb_s"] > 0 and r["n"] == int(0.01 * 2**20) // (4 * -(-r["bits"] // 32)) for r in rows)
+    table = bc.convert_markdown(rows).splitlines()
+    assert len(table) == 2 + 4 and table[2].startswith("| 64 | 1310 | in |")
+
+
+def test_bench_stops_on_a_wrong_conversion(monkeypatch):
+    from clbig.bench import convert as bc
+    monkeypatch.setattr(convert, "to_ints", lambda limbs, pure=None: [0] * len(limbs))
+    with pytest.raises(AssertionError, match="other ints than from_bytes"):
+        bc.measure(256, mbytes=0.01, reps=1)
