@@ -10,7 +10,7 @@
  * pure-Python path. clbig/convert.py also checks this module against int.to_bytes on import.
  *
  * Functions (clbig/convert.py wraps them; see there for the Python-level contract):
- *   scan(seq, check)        -> (max_bits, neg, conv)
+ *   scan(seq, check[, mpz]) -> (max_bits, neg, conv)
  *   pack(seq, out, m)       -> None, fills out (n*m uint32, C-contiguous, writable)
  *   unpack(buf, n, m, neg, make) -> list of n ints (or make(int) of each)
  */
@@ -127,7 +127,8 @@ load_limb(const unsigned char *p)
 
 /* -- ints to limbs ------------------------------------------------------------------- */
 
-/* scan(seq, check): one pass over the values. Exact ints are read as they are; anything
+/* scan(seq, check[, mpz]): one pass over the values. Exact ints are read as they are, values
+ * of the type mpz (gmpy2's) through int(); anything
  * else goes through check(i, v), clbig's own validator (TypeError naming the index for
  * non-integers and bool, int(v) for numpy integers), and, if that gives no int (an mpz),
  * through operator.index. Returns (max_bits, neg, conv): the largest magnitude's bit length,
@@ -136,8 +137,8 @@ load_limb(const unsigned char *p)
 static PyObject *
 scan(PyObject *self, PyObject *args)
 {
-    PyObject *obj, *check, *seq, *conv = NULL, *negs = NULL, *res = NULL;
-    if (!PyArg_ParseTuple(args, "OO:scan", &obj, &check))
+    PyObject *obj, *check, *seq, *conv = NULL, *negs = NULL, *res = NULL, *mpz = NULL;
+    if (!PyArg_ParseTuple(args, "OO|O:scan", &obj, &check, &mpz))
         return NULL;
     seq = PySequence_Fast(obj, "clbig._limbs.scan: expected a sequence of integers");
     if (seq == NULL)
@@ -147,7 +148,9 @@ scan(PyObject *self, PyObject *args)
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *v = PySequence_Fast_GET_ITEM(seq, i);
         if (!PyLong_CheckExact(v)) {
-            PyObject *w = PyObject_CallFunction(check, "nO", i, v);
+            /* gmpy2's mpz straight to an int (the check would accept it as it is) */
+            PyObject *w = mpz != NULL && (PyObject *)Py_TYPE(v) == mpz
+                ? PyNumber_Long(v) : PyObject_CallFunction(check, "nO", i, v);
             if (w != NULL && !PyLong_Check(w)) {
                 PyObject *x = PyNumber_Index(w);
                 Py_DECREF(w);
@@ -399,7 +402,7 @@ done:
 }
 
 static PyMethodDef methods[] = {
-    {"scan", scan, METH_VARARGS, "scan(seq, check) -> (max_bits, neg, conv)"},
+    {"scan", scan, METH_VARARGS, "scan(seq, check[, mpz]) -> (max_bits, neg, conv)"},
     {"pack", pack, METH_VARARGS, "pack(seq, out, m): magnitudes of seq into out as m limbs each"},
     {"unpack", unpack, METH_VARARGS, "unpack(buf, n, m, neg, make) -> list of ints"},
     {NULL, NULL, 0, NULL},

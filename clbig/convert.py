@@ -113,7 +113,7 @@ def scan(values, bits: int | None = None, pure: bool | None = None) -> Scanned:
     if not isinstance(values, (list, tuple)):
         values = list(values)
     if _use_c(pure):
-        need, negs, conv = _limbs.scan(values, _check_value)
+        need, negs, conv = _limbs.scan(values, _check_value, _MPZ)
         vals = values if conv is None else conv
         neg = None if negs is None else np.frombuffer(negs, dtype=bool)
         c = True
