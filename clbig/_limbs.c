@@ -140,7 +140,9 @@ scan(PyObject *self, PyObject *args)
     PyObject *obj, *check, *seq, *conv = NULL, *negs = NULL, *res = NULL, *mpz = NULL;
     if (!PyArg_ParseTuple(args, "OO|O:scan", &obj, &check, &mpz))
         return NULL;
-    seq = PySequence_Fast(obj, "clbig._limbs.scan: expected a sequence of integers");
+    /* a list is copied: check() runs Python code, which could change it under the loop */
+    seq = PyList_Check(obj) ? PyList_AsTuple(obj)
+                            : PySequence_Fast(obj, "clbig._limbs.scan: expected a sequence of integers");
     if (seq == NULL)
         return NULL;
     Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
