@@ -9,14 +9,20 @@ import numpy as np
 import pytest
 
 import clbig
-from clbig.mpn import pyint
-from clbig.mpn import radix
+from clbig.mpn import convert, pyint, radix
 
 from conftest import BATCH, edge_values, rand_value
 
 FAST = radix.FAST_BITS
 # around the threshold, widths that are not multiples of 30 or 32 bits, several digits per limb
 WIDTHS = [FAST - 1, FAST, FAST + 1, FAST + 17, 2 ** 16 + 5, 3 * 2 ** 15 + 30]
+
+
+@pytest.fixture(autouse=True)
+def _batches_through_radix(monkeypatch):
+    """With clbig.mpn._limbs, batches convert on the host (clbig.mpn.convert, tested in
+    test_convert.py); its pure-Python path sends them through radix, as tested here."""
+    monkeypatch.setattr(convert, "PURE", True)
 
 
 def _slow_limbs(vals, bits):

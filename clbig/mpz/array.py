@@ -17,7 +17,8 @@ import numpy as np
 import pyopencl.array as cla
 
 from . import hooks
-from ..mpn import radix
+from ..mpn import convert, radix
+from ..mpn.convert import _check_value, check_bits  # noqa: F401 (the checks live with the conversion)
 from ..runtime.devices import Context, current_context
 
 LIMB_BITS = 32
@@ -33,15 +34,6 @@ _MPZ = type(gmpy2.mpz(0))
 def _show(v) -> str:
     """v for an error message: printing a huge int would itself raise (int_max_str_digits)."""
     return str(v) if abs(v).bit_length() <= 64 else f"of {abs(v).bit_length()} bits"
-
-
-def check_bits(bits, what: str = "bits") -> int:
-    """`bits` as an int: TypeError unless an integer (bool is not one), ValueError below 1."""
-    if isinstance(bits, (bool, np.bool_)) or not isinstance(bits, (numbers.Integral, _MPZ)):
-        raise TypeError(f"{what} must be a positive integer, got {type(bits).__name__} {bits!r}")
-    if bits < 1:
-        raise ValueError(f"{what} must be a positive integer, got {bits}")
-    return int(bits)
 
 
 def check_context(ctx) -> Context | None:
@@ -75,15 +67,6 @@ def check_fits(ctx: Context, n: int, bits: int, what: str) -> None:
             f"{what}: {n} values of {bits} bits need {_gib(nbytes)} in one buffer, but {ctx.name} "
             f"allocates at most {_gib(limit)} in one buffer (max_mem_alloc_size; "
             f"{_gib(ctx.memory)} of global memory{', capped by max_memory' if capped else ''})")
-
-
-def _check_value(i, v):
-    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (numbers.Integral, _MPZ)):
-        raise TypeError(f"element {i}: expected an integer, got {type(v).__name__} {reprlib.repr(v)}")
-    if not isinstance(v, (int, _MPZ)):
-        v = int(v)   # numpy integers and other Integrals; an mpz stays one: converting a
-                     # 2^27-bit mpz to int costs ~15 ms and it has bit_length and to_bytes too
-    return v
 
 
 def negative_error(i, v, what: str = "") -> ValueError:
@@ -134,10 +117,8 @@ def _fit(vals: list, bits):
 
 
 def _pack(vals: list, bits: int) -> np.ndarray:
-    """Checked values as an (n, ceil(bits/32)) uint32 matrix, through to_bytes."""
-    m = limbs_for(bits)
-    raw = b"".join(v.to_bytes(4 * m, "little") for v in vals)
-    return np.frombuffer(raw, dtype="<u4").reshape(len(vals), m).astype(np.uint32, copy=False)
+    """Checked magnitudes as an (n, ceil(bits/32)) uint32 matrix (clbig.mpn.convert)."""
+    return convert.pack_magnitudes(vals, limbs_for(bits))
 
 
 def check_out(out, n: int, m: int, dtype) -> None:
@@ -167,8 +148,7 @@ def limbs_as(host: np.ndarray, dtype) -> np.ndarray:
 
 
 def limbs_to_ints(limbs: np.ndarray) -> list[int]:
-    limbs = np.ascontiguousarray(limbs, dtype="<u4")
-    return [int.from_bytes(row.tobytes(), "little") for row in limbs]
+    return convert.to_ints(limbs)
 
 
 class BigIntArray:
@@ -226,14 +206,16 @@ class BigIntArray:
                                  "(to_limbs(magnitude=True) gives them, sign() the signs)")
         return limbs_as(host, dtype)
 
-    def tolist(self) -> list[int]:
-        if radix.worth_it(self.bits) and len(self):
-            vals = radix.download(self.ctx, self.data)
-        else:
-            vals = limbs_to_ints(self.to_limbs(magnitude=True))
+    def tolist(self, mpz: bool = False) -> list:
+        """The values as Python ints, or as gmpy2 mpz with mpz=True."""
+        # a batch converts on the host (clbig.mpn.convert: C, several GB/s); one large value,
+        # or a batch without the C extension, is cut into digits on the device (clbig.radix)
+        if not (radix.worth_it(self.bits) and len(self) and (len(self) == 1 or not convert.native())):
+            return convert.to_ints(self.to_limbs(magnitude=True), self.neg, mpz=mpz)
+        vals = radix.download(self.ctx, self.data)
         if self.neg is not None:
             vals = [-v if s else v for v, s in zip(vals, self.neg.tolist())]
-        return vals
+        return list(map(_MPZ, vals)) if mpz else vals
 
     # -- signs and operators: bound by mpz.operators (they run ops, signs and modular) -------
     def bit_length(self) -> np.ndarray:
@@ -305,7 +287,13 @@ def array(values, bits: int | None = None, ctx: Context | None = None) -> BigInt
     ctx = check_context(ctx) or current_context()
     if getattr(ctx, "is_multi", False):   # several devices: rows spread over them
         return hooks.several().array(values, bits, ctx)
-    return upload_values(ctx, *checked_signed(values, bits))
+    s = convert.scan(values, bits)
+    check_fits(ctx, len(s), s.bits, "clbig.array")
+    # as in tolist: radix for one large value, or a batch without the C extension
+    if (radix.worth_it(s.bits) and (len(s) == 1 or not s.c) and len(s)
+            and all(type(v) is int for v in s.vals)):
+        return BigIntArray(ctx, radix.upload(ctx, s.magnitudes(), limbs_for(s.bits)), s.bits, s.neg)
+    return _upload(ctx, convert.pack(s), s.bits, s.neg)
 
 
 def value_list(values, what: str) -> list:

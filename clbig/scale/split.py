@@ -31,6 +31,7 @@ import re
 import gmpy2
 import numpy as np
 
+from ..mpn import convert
 from ..runtime import profiling
 from ..mpz.array import (BigIntArray, check_out, checked_signed, from_limbs, limbs_as, limbs_for,
                     limbs_to_ints, upload_values)
@@ -53,9 +54,8 @@ class HostRows:
     def to_limbs(self, dtype=np.uint32, magnitude: bool = False) -> np.ndarray:
         return self.limbs
 
-    def tolist(self) -> list[int]:
-        vals = limbs_to_ints(self.limbs)
-        return vals if self.neg is None else [-v if s else v for v, s in zip(vals, self.neg.tolist())]
+    def tolist(self, mpz: bool = False) -> list:
+        return convert.to_ints(self.limbs, self.neg, mpz=mpz)
 
     def sign(self) -> np.ndarray:
         s = self.limbs.any(axis=1).astype(np.int8)
@@ -136,8 +136,8 @@ class SplitArray(BigIntArray):
                                  "(to_limbs(magnitude=True) gives them, sign() the signs)")
         return limbs_as(host, dtype)
 
-    def tolist(self) -> list[int]:
-        return [v for _, p in self.parts for v in p.tolist()]
+    def tolist(self, mpz: bool = False) -> list:
+        return [v for _, p in self.parts for v in p.tolist(mpz)]
 
     def sign(self) -> np.ndarray:
         return np.concatenate([p.sign() for _, p in self.parts])

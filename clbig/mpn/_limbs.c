@@ -1,0 +1,426 @@
+/* clbig.mpn._limbs: Python ints <-> little-endian 32-bit limb matrices at C speed.
+ *
+ * Why digits: int.to_bytes / int.from_bytes (and CPython's _PyLong_AsByteArray under them,
+ * and PyLong_AsNativeBytes of 3.13) re-pack an int one byte at a time. Here the base-2^SHIFT
+ * digits of each int (SHIFT = PyLong_SHIFT, 30 on every common build) are re-cut into 32-bit
+ * limbs through a 64-bit bit accumulator, and results are written straight into the digits
+ * of new ints. The int layout is CPython's non-limited API (cpython/longintrepr.h), which
+ * changed in 3.12 (lv_tag) and has a public export API from 3.14 (PEP 757) that this file
+ * does not use yet: other versions refuse to build (#error), and clbig then stays on its
+ * pure-Python path. clbig/mpn/convert.py also checks this module against int.to_bytes on import.
+ *
+ * Functions (clbig/mpn/convert.py wraps them; see there for the Python-level contract):
+ *   scan(seq, check[, mpz]) -> (max_bits, neg, conv)
+ *   pack(seq, out, m)       -> None, fills out (n*m uint32, C-contiguous, writable)
+ *   unpack(buf, n, m, neg, make) -> list of n ints (or make(int) of each)
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+#if PY_VERSION_HEX < 0x03090000 || PY_VERSION_HEX >= 0x030E0000
+#error "clbig.mpn._limbs reads CPython 3.9-3.13's int layout; clbig uses its pure-Python conversion here"
+#endif
+#if PY_VERSION_HEX < 0x030B0000
+#include <longintrepr.h>      /* 3.11+: Python.h includes cpython/longintrepr.h */
+#endif
+#if PyLong_SHIFT > 32 || PyLong_SHIFT < 8
+#error "unexpected PyLong_SHIFT"
+#endif
+
+#define LIMB_BITS 32
+#define DMASK ((uint64_t)PyLong_MASK)
+
+/* -- the int layout --------------------------------------------------------------------- */
+
+/* Digit count of v's magnitude and its sign (v a PyLong, subclasses included). */
+static inline Py_ssize_t
+digit_count(PyObject *v, int *neg)
+{
+#if PY_VERSION_HEX >= 0x030C0000
+    uintptr_t tag = ((PyLongObject *)v)->long_value.lv_tag;
+    *neg = (tag & 3) == 2;              /* sign bits: 0 positive, 1 zero, 2 negative */
+    return (Py_ssize_t)(tag >> 3);      /* bit 2: 3.13's immortality flag */
+#else
+    Py_ssize_t s = Py_SIZE(v);
+    *neg = s < 0;
+    return s < 0 ? -s : s;
+#endif
+}
+
+static inline digit *
+digits_of(PyObject *v)
+{
+#if PY_VERSION_HEX >= 0x030C0000
+    return ((PyLongObject *)v)->long_value.ob_digit;
+#else
+    return ((PyLongObject *)v)->ob_digit;
+#endif
+}
+
+/* A new int of exactly nd >= 3 digits (its value above 2^64: never a cached small int) with
+ * the given sign; the caller fills every digit, the top one non-zero. */
+static PyObject *
+new_int(Py_ssize_t nd, int neg)
+{
+    PyLongObject *x = _PyLong_New(nd);
+    if (x == NULL)
+        return NULL;
+#if PY_VERSION_HEX >= 0x030C0000
+    x->long_value.lv_tag = ((uintptr_t)nd << 3) | (neg ? 2u : 0u);
+#else
+    Py_SET_SIZE(x, neg ? -nd : nd);
+#endif
+    return (PyObject *)x;
+}
+
+static inline int
+bitlen32(uint32_t x)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    return x ? 32 - __builtin_clz(x) : 0;      /* clz(0) is undefined: tested first */
+#else
+    int b = 0;
+    while (x) {
+        b++;
+        x >>= 1;
+    }
+    return b;
+#endif
+}
+
+/* Magnitude's bit length of a PyLong. */
+static inline uint64_t
+num_bits(PyObject *v, int *neg)
+{
+    Py_ssize_t nd = digit_count(v, neg);
+    if (nd == 0)
+        return 0;
+    return (uint64_t)(nd - 1) * PyLong_SHIFT + bitlen32((uint32_t)digits_of(v)[nd - 1]);
+}
+
+/* -- limbs in memory: little-endian whatever the host -------------------------------- */
+
+static inline void
+store_limb(unsigned char *p, uint32_t x)
+{
+#if PY_LITTLE_ENDIAN
+    memcpy(p, &x, 4);
+#else
+    p[0] = (unsigned char)x; p[1] = (unsigned char)(x >> 8);
+    p[2] = (unsigned char)(x >> 16); p[3] = (unsigned char)(x >> 24);
+#endif
+}
+
+static inline uint32_t
+load_limb(const unsigned char *p)
+{
+#if PY_LITTLE_ENDIAN
+    uint32_t x;
+    memcpy(&x, p, 4);
+    return x;
+#else
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+#endif
+}
+
+/* -- ints to limbs ------------------------------------------------------------------- */
+
+/* scan(seq, check[, mpz]): one pass over the values. Exact ints are read as they are, values
+ * of the type mpz (gmpy2's) through int(); anything
+ * else goes through check(i, v), clbig's own validator (TypeError naming the index for
+ * non-integers and bool, int(v) for numpy integers), and, if that gives no int (an mpz),
+ * through operator.index. Returns (max_bits, neg, conv): the largest magnitude's bit length,
+ * a bytearray of n 0/1 (None when no value is negative), and the list of converted values
+ * (None when every value was an exact int): pack() takes conv where it is not None. */
+static PyObject *
+scan(PyObject *self, PyObject *args)
+{
+    PyObject *obj, *check, *seq, *conv = NULL, *negs = NULL, *res = NULL, *mpz = NULL;
+    if (!PyArg_ParseTuple(args, "OO|O:scan", &obj, &check, &mpz))
+        return NULL;
+    /* a list is copied: check() runs Python code, which could change it under the loop */
+    seq = PyList_Check(obj) ? PyList_AsTuple(obj)
+                            : PySequence_Fast(obj, "clbig.mpn._limbs.scan: expected a sequence of integers");
+    if (seq == NULL)
+        return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    uint64_t maxbits = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *v = PySequence_Fast_GET_ITEM(seq, i);
+        if (!PyLong_CheckExact(v)) {
+            /* gmpy2's mpz straight to an int (the check would accept it as it is) */
+            PyObject *w = mpz != NULL && (PyObject *)Py_TYPE(v) == mpz
+                ? PyNumber_Long(v) : PyObject_CallFunction(check, "nO", i, v);
+            if (w != NULL && !PyLong_Check(w)) {
+                PyObject *x = PyNumber_Index(w);
+                Py_DECREF(w);
+                w = x;
+            }
+            if (w == NULL)
+                goto done;
+            if (conv == NULL) {    /* a new list, so seq itself is never changed */
+                conv = PySequence_List(seq);
+                if (conv == NULL) {
+                    Py_DECREF(w);
+                    goto done;
+                }
+            }
+            PyList_SET_ITEM(conv, i, w);   /* steals w */
+            Py_DECREF(v);                  /* conv's old reference to the original */
+            v = w;
+        }
+        int neg;
+        uint64_t b = num_bits(v, &neg);
+        if (b > maxbits)
+            maxbits = b;
+        if (neg) {
+            if (negs == NULL) {
+                negs = PyByteArray_FromStringAndSize(NULL, n);
+                if (negs == NULL)
+                    goto done;
+                memset(PyByteArray_AS_STRING(negs), 0, (size_t)n);
+            }
+            PyByteArray_AS_STRING(negs)[i] = 1;
+        }
+    }
+    res = Py_BuildValue("KOO", (unsigned long long)maxbits, negs ? negs : Py_None,
+                        conv ? conv : Py_None);
+done:
+    Py_XDECREF(conv);
+    Py_XDECREF(negs);
+    Py_DECREF(seq);
+    return res;
+}
+
+/* The magnitude of v (nd digits) as m limbs at out; nd digits must fit m limbs. */
+static void
+pack_one(PyObject *v, Py_ssize_t nd, unsigned char *out, Py_ssize_t m)
+{
+    const digit *d = digits_of(v);
+    uint64_t acc = 0;
+    int accbits = 0;
+    Py_ssize_t k = 0, j = 0;
+#if PyLong_SHIFT == 30
+    /* whole blocks of 16 digits = 480 bits = 15 limbs, unrolled so that the shifts are
+     * constants; the state (acc, accbits) is empty again after each block */
+    for (; j + 16 <= nd && k + 15 <= m; j += 16) {
+        uint64_t a = 0;
+        int ab = 0;
+#pragma GCC unroll 16
+        for (int t = 0; t < 16; t++) {
+            a |= (uint64_t)d[j + t] << ab;
+            ab += 30;
+            if (ab >= LIMB_BITS) {
+                store_limb(out + 4 * k++, (uint32_t)a);
+                a >>= LIMB_BITS;
+                ab -= LIMB_BITS;
+            }
+        }
+    }
+#endif
+    for (; j < nd; j++) {
+        acc |= (uint64_t)d[j] << accbits;          /* accbits < 32, so no bit is lost */
+        accbits += PyLong_SHIFT;
+        if (accbits >= LIMB_BITS) {
+            store_limb(out + 4 * k++, (uint32_t)acc);
+            acc >>= LIMB_BITS;
+            accbits -= LIMB_BITS;
+        }
+    }
+    if (accbits > 0 && k < m)                      /* the leftover bits (zero when k == m) */
+        store_limb(out + 4 * k++, (uint32_t)acc);
+    if (k < m)
+        memset(out + 4 * k, 0, (size_t)(m - k) * 4);
+}
+
+/* pack(seq, out, m): the magnitudes of the ints of seq as n rows of m limbs into the
+ * writable C-contiguous buffer out of exactly n*m*4 bytes. Checks again what it relies on
+ * (every item an int whose magnitude fits m limbs), so no input can write out of bounds. */
+static PyObject *
+pack(PyObject *self, PyObject *args)
+{
+    PyObject *obj, *out, *seq;
+    Py_ssize_t m;
+    Py_buffer view;
+    if (!PyArg_ParseTuple(args, "OOn:pack", &obj, &out, &m))
+        return NULL;
+    if (m < 1 || m > PY_SSIZE_T_MAX / 4) {
+        PyErr_Format(PyExc_ValueError, "pack: limbs per value must be positive, got %zd", m);
+        return NULL;
+    }
+    seq = PySequence_Fast(obj, "clbig.mpn._limbs.pack: expected a sequence of ints");
+    if (seq == NULL)
+        return NULL;
+    if (PyObject_GetBuffer(out, &view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0) {
+        Py_DECREF(seq);
+        return NULL;
+    }
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    if (n > PY_SSIZE_T_MAX / (4 * m) || view.len != n * m * 4) {
+        PyErr_Format(PyExc_ValueError, "pack: out holds %zd bytes, not %zd values of %zd limbs",
+                     view.len, n, m);
+        goto fail;
+    }
+    uint64_t cap = (uint64_t)m * LIMB_BITS;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *v = PySequence_Fast_GET_ITEM(seq, i);
+        if (!PyLong_Check(v)) {
+            PyErr_Format(PyExc_TypeError, "element %zd: expected an int, got %.100s",
+                         i, Py_TYPE(v)->tp_name);
+            goto fail;
+        }
+        int neg;
+        uint64_t b = num_bits(v, &neg);
+        if (b > cap) {
+            PyErr_Format(PyExc_OverflowError, "element %zd: value of %llu bits does not fit %zd limbs",
+                         i, (unsigned long long)b, m);
+            goto fail;
+        }
+        pack_one(v, digit_count(v, &neg), (unsigned char *)view.buf + (size_t)i * (size_t)m * 4, m);
+    }
+    PyBuffer_Release(&view);
+    Py_DECREF(seq);
+    Py_RETURN_NONE;
+fail:
+    PyBuffer_Release(&view);
+    Py_DECREF(seq);
+    return NULL;
+}
+
+/* -- limbs to ints ------------------------------------------------------------------- */
+
+/* The int of the m limbs at p, negative if neg. */
+static PyObject *
+unpack_one(const unsigned char *p, Py_ssize_t m, int neg)
+{
+    Py_ssize_t top = m;
+    while (top > 0 && load_limb(p + 4 * (top - 1)) == 0)
+        top--;
+    if (top <= 2) {                    /* at most 64 bits: CPython's own constructors */
+        uint64_t x = top ? load_limb(p) : 0;
+        if (top == 2)
+            x |= (uint64_t)load_limb(p + 4) << 32;
+        if (!neg || x == 0)
+            return PyLong_FromUnsignedLongLong(x);
+        if (x <= (uint64_t)1 << 63)    /* -x as a long long, without overflow */
+            return PyLong_FromLongLong(-(long long)(x - 1) - 1);
+    }
+    uint64_t bits = (uint64_t)(top - 1) * LIMB_BITS + bitlen32(load_limb(p + 4 * (top - 1)));
+    Py_ssize_t nd = (Py_ssize_t)((bits + PyLong_SHIFT - 1) / PyLong_SHIFT);   /* > 64 bits: >= 3 */
+    PyObject *x = new_int(nd, neg);
+    if (x == NULL)
+        return NULL;
+    digit *d = digits_of(x);
+    uint64_t acc = 0;
+    int accbits = 0;
+    Py_ssize_t k = 0, j = 0;
+#if PyLong_SHIFT == 30
+    /* whole blocks of 15 limbs = 16 digits, unrolled as in pack_one */
+    for (; k + 15 <= top && j + 16 <= nd; k += 15) {
+        const unsigned char *q = p + 4 * k;
+        uint64_t a = 0;
+        int ab = 0, l = 0;
+#pragma GCC unroll 16
+        for (int t = 0; t < 16; t++) {
+            if (ab < 30) {
+                a |= (uint64_t)load_limb(q + 4 * l++) << ab;
+                ab += LIMB_BITS;
+            }
+            d[j++] = (digit)(a & DMASK);
+            a >>= 30;
+            ab -= 30;
+        }
+    }
+#endif
+    for (; j < nd; j++) {
+        if (accbits < PyLong_SHIFT && k < top) {   /* accbits < SHIFT <= 32: room for a limb */
+            acc |= (uint64_t)load_limb(p + 4 * k++) << accbits;
+            accbits += LIMB_BITS;
+        }
+        d[j] = (digit)(acc & DMASK);
+        acc >>= PyLong_SHIFT;
+        accbits -= PyLong_SHIFT;     /* may go negative on the last digit: only zeros left */
+    }
+    return x;
+}
+
+/* unpack(buf, n, m, neg, make): the n rows of m little-endian limbs of buf (a C-contiguous
+ * buffer of exactly n*m*4 bytes) as a list of ints, negative where the buffer neg (None, or n
+ * bytes) is non-zero; make (None or a callable, such as gmpy2.mpz) is applied to each. */
+static PyObject *
+unpack(PyObject *self, PyObject *args)
+{
+    PyObject *buf, *negobj, *make, *list = NULL;
+    Py_ssize_t n, m;
+    Py_buffer view, nv;
+    nv.obj = NULL;
+    if (!PyArg_ParseTuple(args, "OnnOO:unpack", &buf, &n, &m, &negobj, &make))
+        return NULL;
+    if (n < 0 || m < 1 || m > PY_SSIZE_T_MAX / 4 || n > PY_SSIZE_T_MAX / (4 * m)) {
+        PyErr_Format(PyExc_ValueError, "unpack: bad shape (%zd, %zd)", n, m);
+        return NULL;
+    }
+    if (PyObject_GetBuffer(buf, &view, PyBUF_C_CONTIGUOUS) < 0)
+        return NULL;
+    if (view.len != n * m * 4) {
+        PyErr_Format(PyExc_ValueError, "unpack: buffer holds %zd bytes, not %zd rows of %zd limbs",
+                     view.len, n, m);
+        goto done;
+    }
+    if (negobj != Py_None) {
+        if (PyObject_GetBuffer(negobj, &nv, PyBUF_C_CONTIGUOUS) < 0)
+            goto done;
+        if (nv.len != n) {
+            PyErr_Format(PyExc_ValueError, "unpack: %zd sign bytes for %zd rows", nv.len, n);
+            goto done;
+        }
+    }
+    if (make == Py_None)
+        make = NULL;
+    list = PyList_New(n);
+    if (list == NULL)
+        goto done;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int neg = nv.obj != NULL && ((const unsigned char *)nv.buf)[i] != 0;
+        PyObject *x = unpack_one((const unsigned char *)view.buf + (size_t)i * (size_t)m * 4, m, neg);
+        if (x != NULL && make != NULL) {
+            PyObject *y = PyObject_CallFunctionObjArgs(make, x, NULL);
+            Py_DECREF(x);
+            x = y;
+        }
+        if (x == NULL) {
+            Py_CLEAR(list);
+            goto done;
+        }
+        PyList_SET_ITEM(list, i, x);
+    }
+done:
+    if (nv.obj != NULL)
+        PyBuffer_Release(&nv);
+    PyBuffer_Release(&view);
+    return list;
+}
+
+static PyMethodDef methods[] = {
+    {"scan", scan, METH_VARARGS, "scan(seq, check[, mpz]) -> (max_bits, neg, conv)"},
+    {"pack", pack, METH_VARARGS, "pack(seq, out, m): magnitudes of seq into out as m limbs each"},
+    {"unpack", unpack, METH_VARARGS, "unpack(buf, n, m, neg, make) -> list of ints"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "clbig.mpn._limbs",
+    "Python ints <-> 32-bit limb matrices (see clbig/mpn/convert.py).", -1, methods,
+    NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC
+PyInit__limbs(void)
+{
+    PyObject *mod = PyModule_Create(&module);
+    if (mod != NULL && PyModule_AddIntConstant(mod, "DIGIT_BITS", PyLong_SHIFT) < 0)
+        Py_CLEAR(mod);
+    return mod;
+}

@@ -1,0 +1,258 @@
+"""Python ints / gmpy2 mpz <-> (n, m) uint32 limb matrices and signs, in bulk.
+
+clbig keeps integers as sign and magnitude: an (n, m) matrix of little-endian 32-bit limbs
+holding the magnitudes, and a bool vector, true where a value is negative. This module makes
+that pair from a batch of Python ints and back:
+
+- `scan(values, bits)` checks every value (TypeError naming the index of a non-integer or a
+  bool, OverflowError naming the first value that does not fit `bits`) and finds the capacity
+  and the signs; `pack(scanned)` writes the limbs. `from_ints` does both.
+- `to_ints(limbs, neg, mpz=False)` gives the list of ints back (gmpy2 mpz with mpz=True).
+
+Two implementations give the same results: the C extension clbig.mpn._limbs (clbig/mpn/_limbs.c: the
+digits of CPython's ints re-cut into limbs, no per-value Python code), and, where it was not
+built (no compiler, another interpreter or version) or CLBIG_PURE_PYTHON=1 is set, the
+fastest pure Python measured (int.to_bytes / int.from_bytes through map, without a Python loop
+per value). `native()` says which one runs; every function takes pure=True to force Python.
+The extension is checked against int.to_bytes on first use and left unused if it disagrees.
+"""
+from __future__ import annotations
+
+import numbers
+import os
+import reprlib
+import warnings
+from itertools import repeat
+
+import gmpy2
+import numpy as np
+
+try:
+    from . import _limbs
+except ImportError:   # not built: the pure-Python path
+    _limbs = None
+
+LIMB_BITS = 32
+_MPZ = type(gmpy2.mpz(0))
+
+#: Force the pure-Python path (read once, at import; tests set the module attribute).
+PURE = os.environ.get("CLBIG_PURE_PYTHON", "") not in ("", "0")
+_checked: bool | None = None
+
+
+def native() -> bool:
+    """Whether conversions run in the C extension (built, checked, and not PURE)."""
+    return not PURE and _c_ok()
+
+
+def _c_ok() -> bool:
+    global _checked
+    if _checked is None:
+        _checked = _limbs is not None and _self_check()
+    return _checked
+
+
+def _self_check() -> bool:
+    """The extension against int.to_bytes/from_bytes on values around every digit and limb
+    edge; a disagreement (an interpreter whose int layout it misreads) disables it."""
+    vals = [0, 1, -1, 2**30 - 1, 2**30, 2**32 - 1, -(2**32), 2**63, -(2**63), 2**64 - 1,
+            -(2**64 - 1), 3**200, -(3**200), (1 << 480) - 1, 2**479 + 12345]
+    try:
+        m = 16
+        out = np.empty((len(vals), m), np.uint32)
+        _, negs, _ = _limbs.scan(vals, None)
+        _limbs.pack(vals, out, m)
+        want = b"".join(abs(v).to_bytes(4 * m, "little") for v in vals)
+        ok = (out.astype("<u4").tobytes() == want
+              and _limbs.unpack(out, len(vals), m, negs, None) == vals
+              and list(negs) == [v < 0 for v in vals])
+    except Exception as e:   # noqa: BLE001 - any failure means: do not use it
+        ok, why = False, repr(e)
+    else:
+        why = "results differ from int.to_bytes"
+    if not ok:
+        warnings.warn(f"clbig.mpn._limbs disagrees with this interpreter ({why}); "
+                      "using the pure-Python conversion", RuntimeWarning, stacklevel=3)
+    return ok
+
+
+def _use_c(pure) -> bool:
+    return not (PURE if pure is None else pure) and _c_ok()
+
+
+def limbs_for(bits: int) -> int:
+    return max(1, -(-bits // LIMB_BITS))
+
+
+# -- ints to limbs ---------------------------------------------------------------------------
+
+class Scanned:
+    """Checked values of a batch: `vals` (ints, mpz converted where the C path runs), the
+    capacity `bits`, `neg` (None, or a bool array true where a value is negative) and `c`,
+    whether the C extension scanned them (and will pack them)."""
+
+    __slots__ = ("vals", "bits", "neg", "c")
+
+    def __init__(self, vals: list, bits: int, neg, c: bool):
+        self.vals, self.bits, self.neg, self.c = vals, bits, neg, c
+
+    def __len__(self) -> int:
+        return len(self.vals)
+
+    def magnitudes(self) -> list:
+        if self.neg is None:
+            return self.vals
+        return list(map(abs, self.vals))
+
+
+# The checks clbig.array has always made, with its messages (mpz.array re-exports them).
+def check_bits(bits, what: str = "bits") -> int:
+    """`bits` as an int: TypeError unless an integer (bool is not one), ValueError below 1."""
+    if isinstance(bits, (bool, np.bool_)) or not isinstance(bits, (numbers.Integral, _MPZ)):
+        raise TypeError(f"{what} must be a positive integer, got {type(bits).__name__} {bits!r}")
+    if bits < 1:
+        raise ValueError(f"{what} must be a positive integer, got {bits}")
+    return int(bits)
+
+
+def _check_value(i, v):
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (numbers.Integral, _MPZ)):
+        raise TypeError(f"element {i}: expected an integer, got {type(v).__name__} {reprlib.repr(v)}")
+    if not isinstance(v, (int, _MPZ)):
+        v = int(v)   # numpy integers and other Integrals; an mpz stays one: converting a
+                     # 2^27-bit mpz to int costs ~15 ms and it has bit_length and to_bytes too
+    return v
+
+
+def scan(values, bits: int | None = None, pure: bool | None = None) -> Scanned:
+    """Check a batch of ints / mpz (any iterable; a list or tuple is not copied) and find its
+    capacity: `bits`, or by default the largest magnitude's bit length rounded up to whole
+    limbs (32 for a batch of zeros or an empty one)."""
+    if bits is not None:
+        bits = check_bits(bits)
+    if not isinstance(values, (list, tuple)):
+        values = list(values)
+    if _use_c(pure):
+        need, negs, conv = _limbs.scan(values, _check_value, _MPZ)
+        vals = values if conv is None else conv
+        neg = None if negs is None else np.frombuffer(negs, dtype=bool)
+        c = True
+    else:
+        vals, need, neg = _scan_py(values, _check_value)
+        c = False
+    if bits is None:
+        bits = limbs_for(need) * LIMB_BITS
+    elif need > bits:
+        i, b = next((i, abs(v).bit_length()) for i, v in enumerate(vals) if abs(v).bit_length() > bits)
+        raise OverflowError(f"element {i}: value of {b} bits does not fit bits={bits}")
+    return Scanned(vals, bits, neg, c)
+
+
+def _scan_py(values, check_value):
+    """(vals, largest bit length, neg) with C-level loops (map, min, max) where every value is
+    an exact int, the common case; one Python call per value otherwise."""
+    vals = values
+    exact = set(map(type, vals)) <= {int}
+    if not exact:
+        vals = [check_value(i, v) for i, v in enumerate(vals)]
+    if not vals:
+        return vals, 0, None
+    bit_length = int.bit_length if exact else _bit_length
+    if min(vals) < 0:
+        neg = np.fromiter(map(_is_negative, vals), bool, len(vals))
+        need = max(map(bit_length, map(abs, vals)))
+    else:
+        neg = None
+        need = max(map(bit_length, vals))
+    return vals, need, neg
+
+
+def _is_negative(v) -> bool:
+    return v < 0
+
+
+def _bit_length(v) -> int:
+    return v.bit_length()
+
+
+def pack(s: Scanned, out: np.ndarray | None = None) -> np.ndarray:
+    """The magnitudes of a scanned batch as an (n, limbs_for(s.bits)) uint32 matrix (into
+    `out`, a writable C-contiguous uint32 array of that shape, when given)."""
+    n, m = len(s.vals), limbs_for(s.bits)
+    if out is not None and (out.dtype != np.uint32 or out.shape != (n, m) or not out.flags.c_contiguous):
+        raise ValueError(f"pack: out must be a C-contiguous uint32 array of shape {(n, m)}")
+    if not s.c:
+        limbs = pack_magnitudes(s.magnitudes(), m, pure=True)
+        if out is None:
+            return limbs
+        out[...] = limbs
+        return out
+    if out is None:
+        out = np.empty((n, m), np.uint32)
+    _limbs.pack(s.vals, out, m)
+    if not np.little_endian:
+        out.byteswap(inplace=True)   # the extension writes little-endian limbs
+    return out
+
+
+def pack_magnitudes(mags: list, m: int, pure: bool | None = None) -> np.ndarray:
+    """Non-negative ints / mpz below 2**(32m) as an (n, m) uint32 matrix. Pure Python: one
+    join of to_bytes over the batch (read-only: a view of the joined bytes)."""
+    if _use_c(pure):
+        out = np.empty((len(mags), m), np.uint32)
+        try:
+            _limbs.pack(mags, out, m)
+        except TypeError:   # an mpz: through to_bytes below
+            pass
+        else:
+            if not np.little_endian:
+                out.byteswap(inplace=True)
+            return out
+    if set(map(type, mags)) <= {int}:
+        raw = b"".join(map(int.to_bytes, mags, repeat(4 * m), repeat("little")))
+    else:   # mpz has to_bytes too, but not int's unbound method
+        raw = b"".join(v.to_bytes(4 * m, "little") for v in mags)
+    return np.frombuffer(raw, dtype="<u4").reshape(len(mags), m).astype(np.uint32, copy=False)
+
+
+def from_ints(values, bits: int | None = None, pure: bool | None = None):
+    """(limbs, bits, neg) of a batch of ints / mpz: an (n, m) uint32 matrix of magnitudes,
+    the capacity, and None or a bool array true where a value is negative."""
+    s = scan(values, bits, pure)
+    return pack(s), s.bits, s.neg
+
+
+# -- limbs to ints ---------------------------------------------------------------------------
+
+def to_ints(limbs, neg=None, mpz: bool = False, pure: bool | None = None) -> list:
+    """The rows of an (n, m) uint32 matrix of magnitudes (little-endian limbs) as a list of
+    Python ints, or of gmpy2 mpz with mpz=True; negative where `neg` (None, or n bools) is
+    true."""
+    arr = np.ascontiguousarray(limbs, dtype="<u4")
+    if arr.ndim != 2:
+        raise ValueError(f"to_ints expects an (n, m) limb matrix, got shape {arr.shape}")
+    n, m = arr.shape
+    if neg is not None:
+        neg = np.ascontiguousarray(neg, dtype=bool)
+        if neg.shape != (n,):
+            raise ValueError(f"to_ints: neg must have shape ({n},), got {neg.shape}")
+        if not neg.any():
+            neg = None
+    if m == 0:
+        arr, m = np.zeros((n, 1), "<u4"), 1
+    if _use_c(pure):
+        return _limbs.unpack(arr, n, m, neg, _MPZ if mpz else None)
+    vals = _unpack_py(arr)
+    if neg is not None:
+        vals = [-v if s else v for v, s in zip(vals, neg.tolist())]
+    return list(map(_MPZ, vals)) if mpz else vals
+
+
+def _unpack_py(arr: np.ndarray) -> list:
+    """int.from_bytes over slices of the rows' bytes, one map over the batch (measured faster
+    than slicing a memoryview, or a list of the rows' bytes made first)."""
+    n, m = arr.shape
+    w = 4 * m
+    raw = arr.tobytes()
+    rows = map(raw.__getitem__, map(slice, range(0, n * w, w), range(w, n * w + w, w)))
+    return list(map(int.from_bytes, rows, repeat("little")))

@@ -1,0 +1,303 @@
+"""Bulk conversion of Python ints / gmpy2 mpz to limbs and back (clbig/mpn/convert.py): the C
+extension clbig.mpn._limbs and the pure-Python path, each checked against limbs computed with
+gmpy2 on random and edge values, signs, capacities, batch lengths and bad input."""
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import sysconfig
+
+import gmpy2
+import numpy as np
+import pytest
+
+import clbig
+from clbig.mpn import convert, radix
+
+from conftest import BATCH, edge_values, rand_value
+
+# one limb, odd limb counts, widths that are not limb multiples, digit (30) and limb edges,
+# and large ones (several thousand digits per value)
+WIDTHS = [1, 7, 30, 31, 32, 33, 60, 63, 64, 65, 96, 100, 256, 1000, 2048, 4128, 65536, 65536 + 5]
+LENGTHS = [0, 1, 2, BATCH]
+PATHS = [pytest.param(False, id="C"), pytest.param(True, id="python")]
+
+
+def ref_limbs(vals, bits):
+    """The magnitudes' limbs, computed with gmpy2 (not with the code under test)."""
+    m = max(1, -(-bits // 32))
+    rows = []
+    for v in vals:
+        mag = abs(gmpy2.mpz(v))
+        rows.append([int((mag >> (32 * j)) & 0xFFFFFFFF) for j in range(m)])
+    return np.array(rows, dtype=np.uint32).reshape(len(vals), m)
+
+
+def signed_values(rng, bits, n):
+    vals = [rand_value(rng, bits) for _ in range(n)]
+    edges = edge_values(bits)
+    for i in range(0, n, 3):   # edges in every batch, in random places
+        vals[i] = rng.choice(edges)
+    return [-v if rng.random() < 0.4 else v for v in vals]
+
+
+def check_round_trip(vals, bits, pure, want_bits=None):
+    limbs, got_bits, neg = convert.from_ints(vals, bits, pure=pure)
+    want_bits = bits if want_bits is None else want_bits
+    assert got_bits == want_bits
+    assert limbs.dtype == np.uint32 and limbs.shape == (len(vals), max(1, -(-want_bits // 32)))
+    assert np.array_equal(limbs, ref_limbs(vals, want_bits)), "limbs differ from gmpy2's"
+    want_neg = [v < 0 for v in vals]
+    if any(want_neg):
+        assert neg.tolist() == want_neg
+    else:
+        assert neg is None
+    back = convert.to_ints(limbs, neg, pure=pure)
+    assert back == [int(v) for v in vals]
+    assert all(type(x) is int for x in back)
+    as_mpz = convert.to_ints(limbs, neg, mpz=True, pure=pure)
+    assert all(type(x) is type(gmpy2.mpz(0)) for x in as_mpz)
+    assert as_mpz == [gmpy2.mpz(v) for v in vals]
+
+
+@pytest.mark.parametrize("pure", PATHS)
+@pytest.mark.parametrize("bits", WIDTHS)
+def test_random_signed_values(rng, pure, bits):
+    for n in LENGTHS:
+        check_round_trip(signed_values(rng, bits, n), bits, pure)
+
+
+@pytest.mark.parametrize("pure", PATHS)
+@pytest.mark.parametrize("bits", [1, 32, 33, 64, 65, 2048, 65536 + 5])
+def test_edges(pure, bits):
+    top = (1 << bits) - 1   # the capacity's maximum, all-ones limbs
+    vals = edge_values(bits)
+    check_round_trip(vals, bits, pure)
+    check_round_trip([-v for v in vals], bits, pure)
+    check_round_trip([top, -top, 0, 1, -1, top], bits, pure)
+    check_round_trip([top], bits, pure)
+    check_round_trip([-top], bits, pure)
+
+
+@pytest.mark.parametrize("pure", PATHS)
+def test_default_capacity(pure):
+    check_round_trip([], None, pure, want_bits=32)
+    check_round_trip([0, 0, 0], None, pure, want_bits=32)
+    check_round_trip([1], None, pure, want_bits=32)
+    check_round_trip([2**32 - 1, 5], None, pure, want_bits=32)
+    check_round_trip([5, -(2**32)], None, pure, want_bits=64)
+    check_round_trip([3**1000, -7], None, pure, want_bits=1600)
+
+
+@pytest.mark.parametrize("pure", PATHS)
+def test_64_bit_boundaries_coming_back(pure):
+    """Values of up to 64 bits come back through CPython's constructors, larger ones through
+    digits: both sides of 2^63 and 2^64, signed."""
+    vals = [2**62, 2**63 - 1, 2**63, 2**63 + 1, 2**64 - 1, 2**64, 2**64 + 1, 2**90 + 3]
+    check_round_trip(vals + [-v for v in vals], 96, pure)
+
+
+@pytest.mark.parametrize("pure", PATHS)
+def test_inputs_of_every_kind(rng, pure):
+    x = rng.getrandbits(300)
+
+    class MyInt(int):
+        pass
+
+    vals = [gmpy2.mpz(x), -gmpy2.mpz(x), x, MyInt(-x), np.uint64(2**64 - 1), np.int32(-7),
+            gmpy2.mpz(0), 0]
+    want = [int(v) for v in vals]
+    for given in (vals, tuple(vals), (v for v in vals), np.array(vals, dtype=object)):
+        limbs, bits, neg = convert.from_ints(given, pure=pure)
+        assert bits == 320
+        assert np.array_equal(limbs, ref_limbs(want, bits))
+        assert neg.tolist() == [v < 0 for v in want]
+        assert convert.to_ints(limbs, neg, pure=pure) == want
+    # mpz only, a large batch of them
+    mp = [gmpy2.mpz(rng.getrandbits(2048)) * (-1) ** i for i in range(BATCH)]
+    check_round_trip(mp, 2048, pure)
+
+
+@pytest.mark.parametrize("pure", PATHS)
+@pytest.mark.parametrize("bad", [2.0, "7", None, True, np.bool_(False), 1j, gmpy2.mpq(1, 2)])
+def test_non_integers_named_mid_batch(rng, pure, bad):
+    vals = [rng.getrandbits(100) for _ in range(BATCH)]
+    vals[7] = bad
+    vals[12] = 1 << 200     # too large for bits=100, but the type is reported first
+    with pytest.raises(TypeError, match=r"^element 7: expected an integer, got "):
+        convert.from_ints(vals, 100, pure=pure)
+    with pytest.raises(TypeError, match=r"^element 7: "):
+        convert.from_ints(iter(vals), pure=pure)
+
+
+@pytest.mark.parametrize("pure", PATHS)
+def test_too_large_named_mid_batch(rng, pure):
+    vals = [rng.getrandbits(64) for _ in range(BATCH)]
+    vals[9] = -(1 << 64)
+    vals[15] = gmpy2.mpz(1) << 70
+    with pytest.raises(OverflowError, match=r"^element 9: value of 65 bits does not fit bits=64$"):
+        convert.from_ints(vals, 64, pure=pure)
+    vals[9] = 5
+    with pytest.raises(OverflowError, match=r"^element 15: value of 71 bits does not fit bits=64$"):
+        convert.from_ints(vals, 64, pure=pure)
+    with pytest.raises(OverflowError, match="element 0: value of 2 bits does not fit bits=1"):
+        convert.from_ints([2], 1, pure=pure)
+
+
+@pytest.mark.parametrize("pure", PATHS)
+@pytest.mark.parametrize("bits,exc", [(0, ValueError), (-3, ValueError), (2.5, TypeError), (True, TypeError)])
+def test_bad_capacity(pure, bits, exc):
+    with pytest.raises(exc, match="bits must be a positive integer"):
+        convert.from_ints([1], bits, pure=pure)
+
+
+@pytest.mark.parametrize("pure", PATHS)
+def test_to_ints_input_checks(rng, pure):
+    vals = [rng.getrandbits(96) for _ in range(5)]
+    big = ref_limbs(vals, 96)
+    wide = np.zeros((5, 7), np.uint32)
+    wide[:, 1:4] = big
+    assert convert.to_ints(wide[:, 1:4], pure=pure) == vals         # not contiguous
+    assert convert.to_ints(big.astype(">u4"), pure=pure) == vals    # other byte order
+    assert convert.to_ints(big, [False] * 5, pure=pure) == vals
+    assert convert.to_ints(np.zeros((3, 2), np.uint32), [True] * 3, pure=pure) == [0, 0, 0]   # -0
+    assert convert.to_ints(np.zeros((0, 4), np.uint32), pure=pure) == []
+    with pytest.raises(ValueError, match=r"neg must have shape \(5,\)"):
+        convert.to_ints(big, [True] * 4, pure=pure)
+    with pytest.raises(ValueError, match=r"\(n, m\) limb matrix"):
+        convert.to_ints(big.reshape(-1), pure=pure)
+
+
+@pytest.mark.parametrize("pure", PATHS)
+def test_pack_into_out(rng, pure):
+    vals = signed_values(rng, 100, BATCH)
+    s = convert.scan(vals, 100, pure=pure)
+    out = np.full((BATCH, 4), 0xDEADBEEF, np.uint32)   # every limb written, padding included
+    assert convert.pack(s, out) is out
+    assert np.array_equal(out, ref_limbs(vals, 100))
+    with pytest.raises(ValueError, match="C-contiguous uint32 array of shape"):
+        convert.pack(s, np.zeros((BATCH, 5), np.uint32))
+
+
+def _can_build() -> bool:
+    """Whether setup.py could have built clbig.mpn._limbs here: CPython 3.9-3.13 (the layouts
+    _limbs.c reads), its headers and a C compiler."""
+    cc = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    return (sys.implementation.name == "cpython" and (3, 9) <= sys.version_info[:2] <= (3, 13)
+            and os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h"))
+            and shutil.which(cc) is not None)
+
+
+def test_extension_where_it_can_be_built():
+    """Where the extension can be built it must be there and in use, or the C tests above
+    would test the pure path twice (in a checkout: python setup.py build_ext --inplace);
+    elsewhere every conversion takes the pure path."""
+    if _can_build():
+        assert convert._limbs is not None, "clbig.mpn._limbs is not built"
+        assert convert._c_ok() and convert.native() == (not convert.PURE)
+        _extension_guards(convert._limbs)
+    else:
+        assert not convert.native()
+        assert convert.scan([1, -2], pure=False).c is False
+
+
+def _extension_guards(L):
+    """The extension's own checks, which no call through clbig.mpn.convert reaches: whatever it
+    is given, it never writes or reads outside its buffers."""
+    with pytest.raises(OverflowError, match="element 1: value of 65 bits does not fit 2 limbs"):
+        L.pack([1, -(2**64)], np.empty((2, 2), np.uint32), 2)
+    with pytest.raises(TypeError, match="element 0: expected an int, got float"):
+        L.pack([1.0], np.empty((1, 1), np.uint32), 1)
+    with pytest.raises(ValueError, match="out holds 12 bytes, not 2 values of 2 limbs"):
+        L.pack([1, 2], np.empty(3, np.uint32), 2)
+    with pytest.raises(ValueError, match="limbs per value must be positive"):
+        L.pack([1, 2], np.empty(0, np.uint32), 0)
+    with pytest.raises((TypeError, ValueError, BufferError)):   # not C-contiguous
+        L.pack([1, 2], np.empty((2, 4), np.uint32)[:, ::2], 2)
+    with pytest.raises((TypeError, ValueError, BufferError)):   # read-only
+        L.pack([1, 2], np.frombuffer(bytes(16), np.uint32).reshape(2, 2), 2)
+    with pytest.raises(ValueError, match="buffer holds 12 bytes, not 2 rows of 2 limbs"):
+        L.unpack(np.zeros(3, np.uint32), 2, 2, None, None)
+    with pytest.raises(ValueError, match="2 sign bytes for 3 rows"):
+        L.unpack(np.zeros(6, np.uint32), 3, 2, np.zeros(2, bool), None)
+    with pytest.raises(ValueError, match="bad shape"):
+        L.unpack(b"", -1, 1, None, None)
+    with pytest.raises(ZeroDivisionError):
+        L.unpack(np.ones(4, np.uint32), 2, 2, None, lambda x: 1 // 0)
+
+
+def test_extension_refused_when_it_disagrees(monkeypatch):
+    class Wrong:
+        @staticmethod
+        def scan(vals, check):
+            return 0, None, None
+
+        @staticmethod
+        def pack(vals, out, m):
+            out[...] = 1
+
+        @staticmethod
+        def unpack(buf, n, m, neg, make):
+            return [0] * n
+
+    monkeypatch.setattr(convert, "_limbs", Wrong)
+    monkeypatch.setattr(convert, "_checked", None)
+    monkeypatch.setattr(convert, "PURE", False)
+    with pytest.warns(RuntimeWarning, match="disagrees"):
+        assert not convert.native()
+    assert convert.to_ints(ref_limbs([5, 2**70], 96), [True, False]) == [-5, 2**70]
+
+
+def test_environment_forces_python(monkeypatch):
+    monkeypatch.setattr(convert, "PURE", True)
+    assert not convert.native()
+    assert convert.scan([1, -2]).c is False
+
+
+# -- through clbig.array / tolist ------------------------------------------------------------
+
+@pytest.mark.parametrize("pure", PATHS)
+@pytest.mark.parametrize("bits", [32, 100, 2048, 2 * radix.FAST_BITS + 5])
+def test_array_and_tolist(rng, monkeypatch, pure, bits):
+    monkeypatch.setattr(convert, "PURE", pure)
+    for n in (1, 2, BATCH):
+        vals = signed_values(rng, bits, n)
+        a = clbig.array(vals, bits=bits)
+        assert a.bits == bits and len(a) == n
+        assert np.array_equal(a.to_limbs(magnitude=True), ref_limbs(vals, bits))
+        assert a.tolist() == vals
+        got = a.tolist(mpz=True)
+        assert got == [gmpy2.mpz(v) for v in vals] and all(isinstance(v, type(gmpy2.mpz(0))) for v in got)
+        assert clbig.array([gmpy2.mpz(v) for v in vals], bits=bits).tolist() == vals
+
+
+@pytest.mark.parametrize("pure", PATHS)
+def test_array_errors_and_empty(monkeypatch, pure):
+    monkeypatch.setattr(convert, "PURE", pure)
+    assert clbig.array([]).tolist() == []
+    assert clbig.array([]).tolist(mpz=True) == []
+    with pytest.raises(TypeError, match="element 2: expected an integer, got float"):
+        clbig.array([1, 2, 3.0, 4])
+    with pytest.raises(OverflowError, match="element 1: value of 9 bits does not fit bits=8"):
+        clbig.array([1, -256, 3], bits=8)
+
+
+# -- the benchmark (clbig/bench/convert.py) --------------------------------------------------
+
+def test_bench_rows_and_table():
+    from clbig.bench import convert as bc
+    rows = bc.run_convert((64, 100), mbytes=0.01, reps=1)
+    methods = ["baseline", "python"] + (["C"] if convert._c_ok() else [])
+    assert [(r["bits"], r["method"], r["direction"]) for r in rows] == [
+        (b, m, d) for b in (64, 100) for m in methods for d in ("in", "out")]
+    assert all(r["mb_s"] > 0 and r["n"] == int(0.01 * 2**20) // (4 * -(-r["bits"] // 32)) for r in rows)
+    table = bc.convert_markdown(rows).splitlines()
+    assert len(table) == 2 + 4 and table[2].startswith("| 64 | 1310 | in |")
+
+
+def test_bench_stops_on_a_wrong_conversion(monkeypatch):
+    from clbig.bench import convert as bc
+    monkeypatch.setattr(convert, "to_ints", lambda limbs, pure=None: [0] * len(limbs))
+    with pytest.raises(AssertionError, match="other ints than from_bytes"):
+        bc.measure(256, mbytes=0.01, reps=1)
