@@ -23,6 +23,7 @@ import gmpy2
 import numpy as np
 
 import clbig
+from clbig.mpn import convert
 from clbig.mpz.array import limbs_to_ints
 
 mpz = gmpy2.mpz
@@ -85,9 +86,7 @@ class Phases:
 
 def _to_limbs(vals, bits: int) -> np.ndarray:
     """Ints to an (n, m) uint32 limb matrix on the host, as clbig.array converts them."""
-    m = -(-bits // 32)
-    raw = b"".join(int(v).to_bytes(4 * m, "little") for v in vals)
-    return np.frombuffer(raw, np.uint32).reshape(len(vals), m)
+    return convert.from_ints(vals, bits)[0]
 
 
 def _listwise(op, widths, out_tuple=False):
