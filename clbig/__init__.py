@@ -28,3 +28,9 @@ __all__ = [
     "current_context", "devices", "from_limbs", "pinned_empty", "Modulus", "gcd", "invert", "mulmod", "powmod", "mul", "mul_low", "profile", "shift_left", "shift_right", "sub", "sub_fixed",
     "floordiv", "isqrt", "mod",  # clbig.divmod too, left out of * so it does not shadow the builtin
 ]
+
+
+def __dir__():
+    """The public names (the floors runtime, mpn, mpz, scale and tuning stay importable, but
+    are not what `dir(clbig)` or tab completion should offer first)."""
+    return sorted(n for n in set(__all__) | {"divmod", "fused", "dask", "__version__"} if n in globals())
