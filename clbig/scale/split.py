@@ -54,6 +54,9 @@ class HostRows:
         return self.limbs
 
     def tolist(self) -> list[int]:
+        vals = self.__dict__.get("values")   # converted already (a pipelined chunk's lane did it)
+        if vals is not None:
+            return list(vals)
         vals = limbs_to_ints(self.limbs)
         return vals if self.neg is None else [-v if s else v for v, s in zip(vals, self.neg.tolist())]
 
