@@ -132,6 +132,7 @@ def run(plan_, family: str, fn, args, kw):
                    f"(memory {ctx.memory} bytes, two queues)")
     locks = [threading.Lock(), threading.Lock()]   # one chunk at a time per lane
     failed = threading.Event()
+    sink = _Sink(n)
 
     def one(lane, r0, r1):
         if failed.is_set():
@@ -140,7 +141,7 @@ def run(plan_, family: str, fn, args, kw):
             with locks[lane], lanes[lane], profiling.adopted(watchers):
                 a = [piece(x, D, lane, r0, r1, n) for x in args]
                 k = {name: piece(x, D, lane, r0, r1, n) for name, x in kw.items()}
-                return _to_host(fn(*a, **k), as_ints)
+                return _to_host(fn(*a, **k), as_ints, sink, r0, r1)
         except BaseException:
             failed.set()      # later chunks are not started: the whole call raises anyway
             raise
@@ -148,7 +149,46 @@ def run(plan_, family: str, fn, args, kw):
     with concurrent.futures.ThreadPoolExecutor(2, thread_name_prefix="clbig-stream") as pool:
         futures = [pool.submit(one, *c) for c in chunks]
         out = gather(D, [(None, r0, r1) for _, r0, r1 in chunks], futures)
-    return _rehome(out, ctx)
+    return _rehome(sink.merged(out), ctx)
+
+
+class _Sink:
+    """One host array of n rows per result (per position of a tuple result), which every
+    chunk's rows download straight into: the result is then one block of limbs, and to_limbs()
+    needs no gathering copy (a fresh 1 GiB array costs its page faults and the copy, more than
+    the transfers). Made by the first chunk that finishes, with that chunk's width; a chunk of
+    another width (capacities that depend on the signs in the chunk) keeps rows of its own."""
+
+    def __init__(self, n: int):
+        self.n = n
+        self.arrays: dict = {}          # position -> (m, array)
+        self.lock = threading.Lock()
+
+    def rows(self, pos: int, m: int, r0: int, r1: int):
+        with self.lock:
+            got = self.arrays.get(pos)
+            if got is None:
+                got = self.arrays[pos] = (m, np.empty((self.n, m), np.uint32))
+        return got[1][r0:r1] if got[0] == m else None
+
+    def merged(self, out, pos: int = 0):
+        """`out` with each SplitArray whose rows all landed in their shared array as one
+        HostRows over that array."""
+        if isinstance(out, tuple):
+            return tuple(self.merged(x, k) for k, x in enumerate(out))
+        if not isinstance(out, SplitArray) or pos not in self.arrays:
+            return out
+        whole = self.arrays[pos][1]
+        parts = [p for _, p in out.parts]
+        if len(parts) < 2 or not all(isinstance(p, HostRows) and p.limbs.base is whole for p in parts):
+            return out
+        negs = [p.neg for p in parts]
+        neg = None if all(x is None for x in negs) else np.concatenate(
+            [np.zeros(len(p), bool) if x is None else x for p, x in zip(parts, negs)])
+        rows = HostRows(whole, max(p.bits for p in parts), neg)
+        if all("values" in p.__dict__ for p in parts):
+            rows.values = [v for p in parts for v in p.values]
+        return SplitArray(out.ctx, [(None, rows)])
 
 
 def _as_host(x, n: int, ctx: Context):
@@ -158,14 +198,17 @@ def _as_host(x, n: int, ctx: Context):
     return x
 
 
-def _to_host(r, as_ints: bool = False):
+def _to_host(r, as_ints: bool = False, sink: _Sink | None = None, r0: int = 0, r1: int = 0, pos: int = 0):
+    """A chunk's result (rows r0:r1 of the batch) on the host: into the sink's array when its
+    width matches, as ints too when as_ints."""
     if isinstance(r, BigIntArray):
-        rows = HostRows(r.to_limbs(magnitude=True), r.bits, r.neg)
+        dst = sink.rows(pos, r.m, r0, r1) if sink is not None and r1 - r0 == len(r) else None
+        rows = HostRows(r.to_limbs(magnitude=True, out=dst), r.bits, r.neg)
         if as_ints:
             rows.values = rows.tolist()
         return rows
     if isinstance(r, tuple):
-        return tuple(_to_host(x, as_ints) for x in r)
+        return tuple(_to_host(x, as_ints, sink, r0, r1, k) for k, x in enumerate(r))
     return r
 
 
