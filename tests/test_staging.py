@@ -232,3 +232,17 @@ def test_pipeline_settings(ctx, rng, monkeypatch):
         stream.host(a, sign=[1] * 21)
     with pytest.raises(TypeError, match="clbig.stream.host expects"):
         stream.host("123")
+
+
+def test_bench_e2e_small(ctx):
+    """clbig.bench.e2e (the lead's `python -m clbig.bench --e2e`) on a few rows: every case runs,
+    checked against gmpy2 inside, and its table renders."""
+    from clbig.bench import e2e
+    rows = e2e.run_e2e(ctx, n=9, bits=4096, list_n=9, list_bits=2048, reps=1, processes=1)
+    names = [r["name"] for r in rows]
+    assert names == ["numpy, ordinary memory, staging off", "numpy, ordinary memory, staged", "numpy, pinned_empty",
+                     "numpy, pipelined (stream.host)", "gmpy2, one core (4096 bits)", "list, sequential",
+                     "list, pipelined (stream.host)", "gmpy2, one core (2048 bits)"]
+    assert all(r["wall_ms"] > 0 and r["rows"] == 9 for r in rows)
+    assert rows[0]["kernels_ms"] > 0 and rows[5]["conv_in_ms"] > 0
+    assert "| numpy, pinned_empty | 9 | 4096 |" in e2e.markdown(rows, ctx.name)
