@@ -228,6 +228,9 @@ def test_pipeline_settings(ctx, rng, monkeypatch):
     monkeypatch.setenv("CLBIG_PIPELINE", "maybe")
     with pytest.raises(ValueError, match="CLBIG_PIPELINE='maybe'"):
         clbig.mul(stream.host(a), stream.host(a))
+    monkeypatch.setenv("CLBIG_PIPELINE", "on")
+    with pytest.raises(ValueError, match="length mismatch: 21 and 9"):
+        clbig.mul(stream.host(a), stream.host(a[:9]))
     with pytest.raises(TypeError, match="sign= goes with limbs"):
         stream.host(a, sign=[1] * 21)
     with pytest.raises(TypeError, match="clbig.stream.host expects"):

@@ -98,8 +98,8 @@ class Staging:
         until it is there: chunk i is copied into staging buffer i % 2 while chunk i - 1
         crosses the bus."""
         raw = src.reshape(-1).view(np.uint8)
-        size = min(chunk_bytes(), raw.nbytes)
-        bufs = self._take(size)
+        size = chunk_bytes()
+        bufs = self._take(size)     # always whole chunks: transfers of other sizes reuse them
         events = [None, None]
         try:
             for i, off in enumerate(range(0, raw.nbytes, size)):
@@ -122,8 +122,8 @@ class Staging:
         `dst`: the reads of chunks i + 1 (and i + 2 once its buffer is free) are queued while
         the host copies chunk i out of staging."""
         raw = dst.reshape(-1).view(np.uint8)
-        size = min(chunk_bytes(), raw.nbytes)
-        bufs = self._take(size)
+        size = chunk_bytes()
+        bufs = self._take(size)     # always whole chunks: transfers of other sizes reuse them
         offs = list(range(0, raw.nbytes, size))
         events = [None, None]
 

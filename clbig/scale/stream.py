@@ -50,8 +50,9 @@ def _host_bytes(x) -> int:
 
 
 def plan(args, kw):
-    """(ctx, rows per chunk, n) when this call must stream, else None. Only host operands
-    stream: arrays already on a device fit it."""
+    """(ctx, rows per chunk, n, "streamed" or "pipelined") when this call runs in chunks, else
+    None. Only host operands stream (arrays already on a device fit it); only operands made by
+    `host` pipeline."""
     xs = [*args, *kw.values()]
     if any(isinstance(x, BigIntArray) and not _is_host(x) for x in xs):
         return None
@@ -61,13 +62,21 @@ def plan(args, kw):
     ctx = current_context()
     if getattr(ctx, "is_multi", False):
         return None
-    n = batch_length(xs)
+    fits = 2 * need <= ctx.memory // SHARE
+    if fits and not any(_is_host(x) for x in xs):
+        return None
+    try:
+        n = batch_length(xs)
+    except ValueError:
+        if not fits:
+            raise
+        return None        # the operation itself names the lengths that do not match
     # Operands and a result about as wide as their sum: twice the operands' bytes per row.
     per_row = 2 * need / max(n, 1)
     rows = max(1, int(ctx.memory // SHARE // 2 / per_row))   # two lanes in flight
-    if 2 * need > ctx.memory // SHARE:
+    if not fits:
         return ctx, rows, n, "streamed"
-    if any(_is_host(x) for x in xs) and _pipelined(ctx, need, n):
+    if _pipelined(ctx, need, n):
         rows = min(rows, max(1, int(_pipeline_setting("CLBIG_PIPELINE_CHUNK", PIPELINE_CHUNK) / (per_row / 2))))
         if rows < n:
             return ctx, rows, n, "pipelined"
