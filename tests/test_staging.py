@@ -249,3 +249,19 @@ def test_bench_e2e_small(ctx):
     assert all(r["wall_ms"] > 0 and r["rows"] == 9 for r in rows)
     assert rows[0]["kernels_ms"] > 0 and rows[5]["conv_in_ms"] > 0
     assert "| numpy, pinned_empty | 9 | 4096 |" in e2e.markdown(rows, ctx.name)
+
+
+@pytest.mark.parametrize("n", [1, 17])
+def test_pipelined_big_ints_go_up_as_digits(ctx, rng, piped, monkeypatch, n):
+    """Values of 2^14 bits and more from host(list) upload through mpn.radix, as clbig.array's do."""
+    from clbig.mpn import radix
+    if not radix.pyint.usable():
+        pytest.skip("this Python's int layout is not the one mpn.pyint reads")
+    monkeypatch.setenv("CLBIG_PIPELINE_CHUNK", str(8 * 2 * 4 * 512))
+    used = []
+    real = radix.upload
+    monkeypatch.setattr(radix, "upload", lambda c, v, m: used.append(len(v)) or real(c, v, m))
+    a = [rng.getrandbits(2 ** 14) * rng.choice((1, -1)) for _ in range(n)]
+    b = [rng.getrandbits(2 ** 14) for _ in range(n)]
+    assert clbig.add(stream.host(a), stream.host(b)).tolist() == [x + y for x, y in zip(a, b)]
+    assert sum(used) == 2 * n

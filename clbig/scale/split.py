@@ -372,6 +372,9 @@ def piece(x, D: Devices, dev: int, r0: int, r1: int, n: int):
 
 def _upload_rows(ctx: Context, x, lo: int, hi: int) -> BigIntArray:
     """Rows lo:hi of x (any placement) as a BigIntArray of ctx, through the host."""
+    own = x.parts[0][1] if isinstance(x, SplitArray) and len(x.parts) == 1 else x
+    if hasattr(own, "upload"):     # rows kept as Python ints (stream.HostValues): no packing
+        return own.upload(ctx, lo, hi)
     if isinstance(x, HostRows):
         x = x.rows(lo, hi)
     elif isinstance(x, SplitArray) or (lo, hi) != (0, len(x)):

@@ -28,7 +28,7 @@ import numpy as np
 
 from ..runtime import config, profiling, staging
 from ..mpz.array import (BigIntArray, _pack, check_bits, checked_limbs, checked_neg, checked_signed, limbs_for,
-                         value_list)
+                         upload_values, value_list)
 from .split import HostRows, SplitArray, _upload_rows, batch_length, gather, piece
 from ..runtime.devices import Context, Devices, current_context
 
@@ -279,6 +279,11 @@ class HostValues(HostRows):
     def rows(self, r0: int, r1: int) -> HostRows:
         mags, _, neg = checked_signed(self.vals[r0:r1], self.bits)
         return HostRows(_pack(mags, self.bits), self.bits, neg)
+
+    def upload(self, ctx: Context, r0: int, r1: int) -> BigIntArray:
+        """Rows r0:r1 as an array of ctx, as clbig.array makes it: big ints go up as their
+        own digits (mpn.radix), smaller ones packed."""
+        return upload_values(ctx, *checked_signed(self.vals[r0:r1], self.bits))
 
     def _all(self) -> HostRows:
         got = self.__dict__.get("_rows")
