@@ -18,7 +18,7 @@ import pyopencl.array as cla
 import pyopencl.tools as cl_tools
 from pyopencl.compyte.array import c_contiguous_strides
 
-from . import replay
+from . import config, replay, staging
 from . import tuned as tune
 from .tuned import FAMILIES
 from .profiling import recording
@@ -464,10 +464,49 @@ class Context(Current):
             ev = cl.enqueue_copy(self.queue, dst, src, is_blocking=False, **kw)
         ev.wait()
 
+    def staged(self, nbytes: int, host: np.ndarray | None = None) -> bool:
+        """Whether a transfer of `nbytes` to or from `host` (None: a fresh array) goes through
+        the staging buffers (clbig.runtime.staging: CLBIG_STAGING, CLBIG_STAGING_MIN): not for
+        small ones, not for page-locked arrays, by default only on devices with their own
+        memory."""
+        how = staging.mode()
+        if how == "off" or nbytes < max(1, config.env_count("CLBIG_STAGING_MIN", staging.MIN_BYTES)):
+            return False
+        if how == "auto":
+            sep = self.__dict__.get("_separate")
+            if sep is None:
+                sep = self._separate = staging.separate_memory(self.device)
+            if not sep:
+                return False
+        return host is None or not staging.is_pinned(host)
+
+    def _staging(self) -> staging.Staging:
+        with self._enqueue_lock:
+            st = self.__dict__.get("_staging_pool")
+            if st is None:
+                st = self._staging_pool = staging.Staging(self)
+        return st
+
+    def _staged_get(self, arr: cla.Array, ary: np.ndarray | None) -> np.ndarray | None:
+        """`get` through the staging buffers, or None where it does not apply (see staged; a
+        strided array or an `ary` of another shape goes pyopencl's way)."""
+        if not arr.flags.c_contiguous or not self.staged(arr.nbytes, ary):
+            return None
+        if ary is not None and (ary.shape != arr.shape or ary.dtype != arr.dtype or not ary.flags.c_contiguous
+                                or not ary.flags.writeable):
+            return None
+        host = np.empty(arr.shape, arr.dtype) if ary is None else ary
+        self._staging().download(arr.base_data, host, arr.offset, wait_for=arr.events or None)
+        return host
+
     def get(self, arr: cla.Array, ary: np.ndarray | None = None) -> np.ndarray:
         """A device array's contents on the host (into `ary` when given): the read is enqueued
-        under the enqueue lock and waited for outside it."""
+        under the enqueue lock and waited for outside it. Large reads into pageable memory go
+        through the staging buffers (`staged`)."""
         replay.note_host("a host read")
+        host = self._staged_get(arr, ary)
+        if host is not None:
+            return host
         with self._enqueue_lock:
             host, ev = arr.get_async(queue=self.queue, ary=ary)
         ev.wait()
@@ -477,11 +516,14 @@ class Context(Current):
         """Several device arrays on the host in one round trip: every read is enqueued, then
         waited for together (one `get` each would wait for the queue once per array)."""
         replay.note_host("a host read")
+        big = [arr.flags.c_contiguous and self.staged(arr.nbytes) for arr in arrs]
         with self._enqueue_lock:
-            got = [arr.get_async(queue=self.queue) for arr in arrs]
-        for _, ev in got:
-            ev.wait()
-        return [host for host, _ in got]
+            got = [None if b else arr.get_async(queue=self.queue) for arr, b in zip(arrs, big)]
+        staged = [self._staged_get(arr, None) if b else None for arr, b in zip(arrs, big)]
+        for g in got:
+            if g is not None:
+                g[1].wait()
+        return [s if b else g[0] for g, s, b in zip(got, staged, big)]
 
     def finish(self):
         replay.note_host("a wait for the queue")
@@ -511,10 +553,14 @@ class Context(Current):
         return arr
 
     def to_device(self, host: np.ndarray) -> cla.Array:
-        """A device copy of a host array, from the pool (the copy is blocking)."""
+        """A device copy of a host array, from the pool (the copy is blocking). Large copies
+        from pageable memory go through the staging buffers (`staged`)."""
         host = np.ascontiguousarray(host)
         arr = _fast_empty(self, host.shape, host.dtype)
-        if host.nbytes:
+        if host.nbytes and self.staged(host.nbytes, host):
+            replay.note_host("a blocking copy")
+            self._staging().upload(arr.base_data, host, arr.offset)
+        elif host.nbytes:
             self.copy(arr.data, host)
         return arr
 

@@ -55,6 +55,9 @@ class HostRows:
         return self.limbs
 
     def tolist(self, mpz: bool = False) -> list:
+        vals = self.__dict__.get("values")   # converted already (a pipelined chunk's lane did it)
+        if vals is not None:
+            return list(map(_MPZ, vals)) if mpz else list(vals)
         return convert.to_ints(self.limbs, self.neg, mpz=mpz)
 
     def sign(self) -> np.ndarray:
@@ -115,6 +118,13 @@ class SplitArray(BigIntArray):
         # copied in, one device after the other) took as long as the transfers themselves.
         if out is not None:
             check_out(out, len(self), self.m, dtype)
+        one = self.parts[0][1] if len(self.parts) == 1 else None
+        if out is None and isinstance(one, HostRows) and one.limbs.shape[1] == self.m:
+            # One block of host rows (a pipelined result): its limbs without a copy, read-only
+            # so that nobody changes the array's value through them.
+            host = one.limbs.view()
+            host.flags.writeable = False
+            return self._checked(host, magnitude, dtype)
         host = np.empty((len(self), self.m), np.uint32) if out is None else out
         events = []
         for d, p, r0, r1 in self._ranges():
@@ -128,6 +138,10 @@ class SplitArray(BigIntArray):
                 dst[:, limbs.shape[1]:] = 0
         for e in events:
             e.wait()
+        return self._checked(host, magnitude, dtype)
+
+    def _checked(self, host: np.ndarray, magnitude: bool, dtype) -> np.ndarray:
+        """to_limbs' result: ValueError naming a negative element unless magnitude."""
         neg = self.neg
         if neg is not None and not magnitude:
             bad = neg & host.any(axis=1)
@@ -358,6 +372,9 @@ def piece(x, D: Devices, dev: int, r0: int, r1: int, n: int):
 
 def _upload_rows(ctx: Context, x, lo: int, hi: int) -> BigIntArray:
     """Rows lo:hi of x (any placement) as a BigIntArray of ctx, through the host."""
+    own = x.parts[0][1] if isinstance(x, SplitArray) and len(x.parts) == 1 else x
+    if hasattr(own, "upload"):     # rows kept as Python ints (stream.HostValues): no packing
+        return own.upload(ctx, lo, hi)
     if isinstance(x, HostRows):
         x = x.rows(lo, hi)
     elif isinstance(x, SplitArray) or (lo, hi) != (0, len(x)):

@@ -6,6 +6,16 @@ max_memory) runs chunk by chunk: two lanes (two queues of the same device, each 
 pool) alternate, so one chunk's upload or download overlaps another's kernels, and every
 chunk's result rows come back to the host at once. The result is a SplitArray of host rows;
 `clbig.profile()` notes that (and how) the batch streamed.
+
+Pipelining (issue 36): an operation on host operands made by `host` (numpy limbs or a list of
+ints) that fit the device but are large also runs chunk by chunk through the two lanes, where
+the device's memory is not the host's (a GPU): one lane converts and uploads chunk i while the
+other runs the kernels and download of chunk i - 1, so conversion, transfers and kernels
+overlap instead of following each other. Settings (config.env):
+  CLBIG_PIPELINE=auto|on|off   auto: on devices with memory of their own (staging.separate_memory)
+  CLBIG_PIPELINE_MIN=bytes     host operands of at least this many bytes of limbs (default 64 MiB)
+  CLBIG_PIPELINE_ROWS=rows     ... or of more rows than this (default 2^17)
+  CLBIG_PIPELINE_CHUNK=bytes   operand bytes per chunk (default 32 MiB)
 """
 from __future__ import annotations
 
@@ -14,8 +24,11 @@ import numbers
 import threading
 
 
-from ..runtime import profiling
-from ..mpz.array import BigIntArray, _pack, checked_limbs, checked_neg, checked_signed, limbs_for
+import numpy as np
+
+from ..runtime import config, profiling, staging
+from ..mpz.array import (BigIntArray, _pack, check_bits, checked_limbs, checked_neg, checked_signed, limbs_for,
+                         upload_values, value_list)
 from .split import HostRows, SplitArray, _upload_rows, batch_length, gather, piece
 from ..runtime.devices import Context, Devices, current_context
 
@@ -26,7 +39,7 @@ SHARE = 8
 
 def _host_bytes(x) -> int:
     if isinstance(x, SplitArray):
-        return sum(p.limbs.nbytes for d, p in x.parts if isinstance(p, HostRows))
+        return sum(len(p) * 4 * limbs_for(p.bits) for d, p in x.parts if isinstance(p, HostRows))
     if isinstance(x, (list, tuple)) and len(x) > 1:
         try:
             bits = max(map(int.bit_length, x))       # a C loop; negative values count too
@@ -37,8 +50,9 @@ def _host_bytes(x) -> int:
 
 
 def plan(args, kw):
-    """(ctx, rows per chunk, n) when this call must stream, else None. Only host operands
-    stream: arrays already on a device fit it."""
+    """(ctx, rows per chunk, n, "streamed" or "pipelined") when this call runs in chunks, else
+    None. Only host operands stream (arrays already on a device fit it); only operands made by
+    `host` pipeline."""
     xs = [*args, *kw.values()]
     if any(isinstance(x, BigIntArray) and not _is_host(x) for x in xs):
         return None
@@ -48,13 +62,47 @@ def plan(args, kw):
     ctx = current_context()
     if getattr(ctx, "is_multi", False):
         return None
-    # Operands and a result about as wide as their sum: twice the operands' bytes per row.
-    if 2 * need <= ctx.memory // SHARE:
+    fits = 2 * need <= ctx.memory // SHARE
+    if fits and not any(_is_host(x) for x in xs):
         return None
-    n = batch_length(xs)
+    try:
+        n = batch_length(xs)
+    except ValueError:
+        if not fits:
+            raise
+        return None        # the operation itself names the lengths that do not match
+    # Operands and a result about as wide as their sum: twice the operands' bytes per row.
     per_row = 2 * need / max(n, 1)
     rows = max(1, int(ctx.memory // SHARE // 2 / per_row))   # two lanes in flight
-    return ctx, rows, n
+    if not fits:
+        return ctx, rows, n, "streamed"
+    if _pipelined(ctx, need, n):
+        rows = min(rows, max(1, int(_pipeline_setting("CLBIG_PIPELINE_CHUNK", PIPELINE_CHUNK) / (per_row / 2))))
+        if rows < n:
+            return ctx, rows, n, "pipelined"
+    return None
+
+
+#: Defaults of the pipelining settings (see the module doc).
+PIPELINE_MIN = 64 << 20
+PIPELINE_ROWS = 1 << 17
+PIPELINE_CHUNK = 32 << 20
+
+
+def _pipeline_setting(name: str, default: int) -> int:
+    return config.env_count(name, default)
+
+
+def _pipelined(ctx: Context, need: int, n: int) -> bool:
+    """Whether host operands of `need` bytes in n rows that fit the device run in chunks anyway,
+    so that conversion, transfers and kernels overlap (CLBIG_PIPELINE; see the module doc)."""
+    how = (config.env("CLBIG_PIPELINE") or "auto").strip().lower()
+    if how not in ("auto", "on", "off"):
+        raise ValueError(f"CLBIG_PIPELINE={how!r}: expected auto, on or off")
+    if how == "off" or (how == "auto" and not staging.separate_memory(ctx.device)):
+        return False
+    return (need >= _pipeline_setting("CLBIG_PIPELINE_MIN", PIPELINE_MIN)
+            or n > _pipeline_setting("CLBIG_PIPELINE_ROWS", PIPELINE_ROWS))
 
 
 def _is_host(x) -> bool:
@@ -73,29 +121,83 @@ def _lanes(ctx: Context):
     return lanes
 
 
+class _Skipped(Exception):
+    """A chunk not run because an earlier one failed (gather reports the earlier one)."""
+
+
 def run(plan_, family: str, fn, args, kw):
-    ctx, rows, n = plan_
+    ctx, rows, n, how = plan_
     D = _lanes(ctx)
     lanes = D.contexts
     # Lists become host rows once (one width for the whole batch, whole-batch error indices).
     args = [_as_host(x, n, ctx) for x in args]
     kw = {k: _as_host(x, n, ctx) for k, x in kw.items()}
+    # Operands given as Python ints (host(list)) give results whose lane converts them back to
+    # ints too, overlapping the other lane's work, for the tolist() that will follow.
+    as_ints = any(_holds_values(x) for x in (*args, *kw.values()))
     chunks = [(i % 2, r0, min(n, r0 + rows)) for i, r0 in enumerate(range(0, n, rows))]
     watchers = profiling.active()
-    profiling.note(f"streamed: {n} rows in {len(chunks)} chunks of up to {rows} through {ctx.name} "
+    profiling.note(f"{how}: {n} rows in {len(chunks)} chunks of up to {rows} through {ctx.name} "
                    f"(memory {ctx.memory} bytes, two queues)")
     locks = [threading.Lock(), threading.Lock()]   # one chunk at a time per lane
+    failed = threading.Event()
+    sink = _Sink(n)
 
     def one(lane, r0, r1):
-        with locks[lane], lanes[lane], profiling.adopted(watchers):
-            a = [piece(x, D, lane, r0, r1, n) for x in args]
-            k = {name: piece(x, D, lane, r0, r1, n) for name, x in kw.items()}
-            return _to_host(fn(*a, **k))
+        if failed.is_set():
+            raise _Skipped()
+        try:
+            with locks[lane], lanes[lane], profiling.adopted(watchers):
+                a = [piece(x, D, lane, r0, r1, n) for x in args]
+                k = {name: piece(x, D, lane, r0, r1, n) for name, x in kw.items()}
+                return _to_host(fn(*a, **k), as_ints, sink, r0, r1)
+        except BaseException:
+            failed.set()      # later chunks are not started: the whole call raises anyway
+            raise
 
     with concurrent.futures.ThreadPoolExecutor(2, thread_name_prefix="clbig-stream") as pool:
         futures = [pool.submit(one, *c) for c in chunks]
         out = gather(D, [(None, r0, r1) for _, r0, r1 in chunks], futures)
-    return _rehome(out, ctx)
+    return _rehome(sink.merged(out), ctx)
+
+
+class _Sink:
+    """One host array of n rows per result (per position of a tuple result), which every
+    chunk's rows download straight into: the result is then one block of limbs, and to_limbs()
+    needs no gathering copy (a fresh 1 GiB array costs its page faults and the copy, more than
+    the transfers). Made by the first chunk that finishes, with that chunk's width; a chunk of
+    another width (capacities that depend on the signs in the chunk) keeps rows of its own."""
+
+    def __init__(self, n: int):
+        self.n = n
+        self.arrays: dict = {}          # position -> (m, array)
+        self.lock = threading.Lock()
+
+    def rows(self, pos: int, m: int, r0: int, r1: int):
+        with self.lock:
+            got = self.arrays.get(pos)
+            if got is None:
+                got = self.arrays[pos] = (m, np.empty((self.n, m), np.uint32))
+        return got[1][r0:r1] if got[0] == m else None
+
+    def merged(self, out, pos: int = 0):
+        """`out` with each SplitArray whose rows all landed in their shared array as one
+        HostRows over that array."""
+        if isinstance(out, tuple):
+            return tuple(self.merged(x, k) for k, x in enumerate(out))
+        if not isinstance(out, SplitArray) or pos not in self.arrays:
+            return out
+        whole = self.arrays[pos][1]
+        parts = [p for _, p in out.parts]
+        if len(parts) < 2 or not all(isinstance(p, HostRows) and p.limbs.base is whole for p in parts):
+            return out
+        negs = [p.neg for p in parts]
+        neg = None if all(x is None for x in negs) else np.concatenate(
+            [np.zeros(len(p), bool) if x is None else x for p, x in zip(parts, negs)])
+        rows = HostRows(whole, max(p.bits for p in parts), neg)
+        if all("values" in p.__dict__ for p in parts):
+            rows.values = [v for p in parts for v in p.values]
+        return SplitArray(out.ctx, [(None, rows)])
 
 
 def _as_host(x, n: int, ctx: Context):
@@ -105,12 +207,22 @@ def _as_host(x, n: int, ctx: Context):
     return x
 
 
-def _to_host(r):
+def _to_host(r, as_ints: bool = False, sink: _Sink | None = None, r0: int = 0, r1: int = 0, pos: int = 0):
+    """A chunk's result (rows r0:r1 of the batch) on the host: into the sink's array when its
+    width matches, as ints too when as_ints."""
     if isinstance(r, BigIntArray):
-        return HostRows(r.to_limbs(magnitude=True), r.bits, r.neg)
+        dst = sink.rows(pos, r.m, r0, r1) if sink is not None and r1 - r0 == len(r) else None
+        rows = HostRows(r.to_limbs(magnitude=True, out=dst), r.bits, r.neg)
+        if as_ints:
+            rows.values = rows.tolist()
+        return rows
     if isinstance(r, tuple):
-        return tuple(_to_host(x) for x in r)
+        return tuple(_to_host(x, as_ints, sink, r0, r1, k) for k, x in enumerate(r))
     return r
+
+
+def _holds_values(x) -> bool:
+    return isinstance(x, SplitArray) and any(isinstance(p, HostValues) for _, p in x.parts)
 
 
 def _rehome(out, ctx):
@@ -132,11 +244,66 @@ def on_device(x):
 
 
 def host(limbs, bits: int | None = None, ctx: Context | None = None, sign=None):
-    """A batch kept in host memory (an (n, m) uint32/uint64 limb array, as clbig.from_limbs
-    takes): operations on it stream it through ctx's device (the current context by default)
-    when it does not fit there, else upload it. No device memory is used until then."""
+    """A batch kept in host memory: an (n, m) uint32/uint64 limb array, as clbig.from_limbs
+    takes, or a list of Python ints / mpz (any sign; `sign` is for limbs only). Operations on
+    it stream it through ctx's device (the current context by default) when it does not fit
+    there, run it in overlapping chunks when it is large and the device has memory of its own
+    (pipelining: CLBIG_PIPELINE), else upload it; results of streamed or pipelined operations
+    stay on the host, and their tolist() / to_limbs() give a list / a numpy array. No device
+    memory is used until then. A list is converted to limbs chunk by chunk, in the lane that
+    uploads the chunk; its values are checked then (errors name whole-batch indices)."""
     ctx = ctx or current_context()
     if getattr(ctx, "is_multi", False):
         raise TypeError("clbig.stream.host: streaming goes through one device; give one Context")
+    if not isinstance(limbs, np.ndarray):
+        if sign is not None:
+            raise TypeError("clbig.stream.host: sign= goes with limbs; a list of ints carries its signs")
+        vals = value_list(limbs, "clbig.stream.host")
+        return SplitArray(ctx, [(None, HostValues(vals, bits))])
     arr, bits = checked_limbs(limbs, bits)
     return SplitArray(ctx, [(None, HostRows(arr, bits, checked_neg(sign, arr.shape[0])))])
+
+
+class HostValues(HostRows):
+    """Host rows kept as the Python ints (or mpz) they were given as: each chunk is checked and
+    packed into limbs when it is read (rows), so conversion overlaps the device's work on other
+    chunks. The capacity is known from the start: `bits`, else the widest value's."""
+
+    def __init__(self, vals: list, bits: int | None = None):
+        self.vals = vals
+        self.bits = limbs_for(_widest(vals)) * 32 if bits is None else check_bits(bits)
+
+    def __len__(self):
+        return len(self.vals)
+
+    def rows(self, r0: int, r1: int) -> HostRows:
+        mags, _, neg = checked_signed(self.vals[r0:r1], self.bits)
+        return HostRows(_pack(mags, self.bits), self.bits, neg)
+
+    def upload(self, ctx: Context, r0: int, r1: int) -> BigIntArray:
+        """Rows r0:r1 as an array of ctx, as clbig.array makes it: big ints go up as their
+        own digits (mpn.radix), smaller ones packed."""
+        return upload_values(ctx, *checked_signed(self.vals[r0:r1], self.bits))
+
+    def _all(self) -> HostRows:
+        got = self.__dict__.get("_rows")
+        if got is None:
+            got = self._rows = self.rows(0, len(self))
+        return got
+
+    # Whole-batch readers (rare: an operation that does not stream reads rows(0, n) instead).
+    limbs = property(lambda self: self._all().limbs)
+    neg = property(lambda self: self._all().neg)
+
+    def tolist(self) -> list[int]:
+        return self._all().tolist()
+
+
+def _widest(vals: list) -> int:
+    """The largest bit length among `vals` (a C loop for ints); values that are not integers
+    count as 0 here and raise, with their index, when their chunk is packed."""
+    try:
+        return max(map(int.bit_length, vals), default=0)
+    except TypeError:
+        return max((int(v).bit_length() for v in vals if isinstance(v, numbers.Integral)
+                    and not isinstance(v, bool)), default=0)

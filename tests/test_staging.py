@@ -1,0 +1,267 @@
+"""Issue 36: transfers through page-locked staging buffers (clbig.runtime.staging) and
+pipelined host operands (clbig.scale.stream: chunks of host(...) operands that overlap).
+
+Both are for GPUs; here they are forced on (CLBIG_STAGING=on, CLBIG_PIPELINE=on) with tiny chunks,
+so that CI on PoCL runs the staged and pipelined paths across many chunk boundaries. Every
+expected value comes from gmpy2 / Python ints.
+"""
+from __future__ import annotations
+
+import gmpy2
+import numpy as np
+import pytest
+
+import clbig
+from clbig import stream
+from clbig.runtime import staging
+from clbig.scale import stream as stream_mod
+
+M = 64                      # limbs of a 2048-bit value (a width the suite builds anyway)
+ROW = 4 * M                 # bytes per row
+
+
+def _ints(limbs) -> list[int]:
+    return [int.from_bytes(r.tobytes(), "little") for r in np.ascontiguousarray(limbs, "<u4")]
+
+
+def _limbs(rng, n, m=M):
+    a = np.frombuffer(rng.randbytes(4 * n * m), "<u4").reshape(n, m).astype(np.uint32)
+    if n > 2:
+        a[1] = 0xFFFFFFFF          # all-ones limbs: the maximum value
+        a[2] = 0                   # zero
+    return a
+
+
+def _signed(rng, n, bits=2048):
+    vals = [rng.getrandbits(bits) * rng.choice((1, -1)) for _ in range(n)]
+    for i, v in enumerate([0, 1, -1, 2 ** bits - 1, -(2 ** bits - 1)][:n]):
+        vals[i * 3 % max(n, 1)] = v
+    return vals
+
+
+@pytest.fixture
+def counted(monkeypatch):
+    """Staging forced on, in chunks of `chunk` bytes, counting the staged transfers."""
+    calls = {"upload": 0, "download": 0}
+    for name in calls:
+        real = getattr(staging.Staging, name)
+
+        def wrapped(self, *a, _real=real, _name=name, **k):
+            calls[_name] += 1
+            return _real(self, *a, **k)
+        monkeypatch.setattr(staging.Staging, name, wrapped)
+    monkeypatch.setenv("CLBIG_STAGING", "on")
+    monkeypatch.setenv("CLBIG_STAGING_MIN", "0")
+    monkeypatch.setenv("CLBIG_STAGING_CHUNK", str(4 * ROW))
+    return calls
+
+
+# -- staging -------------------------------------------------------------------------------------
+@pytest.mark.parametrize("n", [0, 1, 3, 4, 5, 8, 9, 21])     # chunk = 4 rows: below, at, above
+def test_staged_round_trip(ctx, rng, counted, n):
+    a = _limbs(rng, n)
+    x = clbig.from_limbs(a)
+    assert counted["upload"] == (1 if n else 0)
+    assert np.array_equal(x.to_limbs(), a)
+    out = np.full_like(a, 7)
+    assert x.to_limbs(out=out) is out and np.array_equal(out, a)
+    assert x.tolist() == _ints(a)
+    assert counted["download"] == (3 if n else 0)
+    want = [v * v for v in _ints(a)]
+    assert (x * x).tolist() == want
+
+
+@pytest.mark.parametrize("chunk", [1, 4, 1000, ROW, 3 * ROW + 4])   # not a row, a limb, or a row
+def test_staged_chunk_sizes(ctx, rng, counted, monkeypatch, chunk):
+    monkeypatch.setenv("CLBIG_STAGING_CHUNK", str(chunk))
+    a = _limbs(rng, 9 if chunk > 4 else 2)
+    x = clbig.from_limbs(a)
+    assert np.array_equal(x.to_limbs(), a) and counted == {"upload": 1, "download": 1}
+
+
+def test_staged_get_with_offset_and_get_many(ctx, rng, counted, monkeypatch):
+    monkeypatch.setenv("CLBIG_STAGING_MIN", "64")       # the 12-byte array goes directly
+    a = _limbs(rng, 21)
+    d = ctx.to_device(a)
+    assert np.array_equal(ctx.get(d[5:]), a[5:])          # a view that starts inside its buffer
+    small = ctx.to_device(np.arange(3, dtype=np.uint32))
+    big, tiny = ctx.get_many(d, small)
+    assert np.array_equal(big, a) and np.array_equal(tiny, np.arange(3))
+    assert counted["download"] == 2
+
+
+def test_pinned_and_small_transfers_skip_staging(ctx, rng, counted, monkeypatch):
+    a = _limbs(rng, 9)
+    p = clbig.pinned_empty(a.shape)
+    p[...] = a
+    x = clbig.from_limbs(p)
+    out = clbig.pinned_empty(a.shape)
+    x.to_limbs(out=out)
+    assert np.array_equal(out, a) and counted == {"upload": 0, "download": 0}
+    monkeypatch.setenv("CLBIG_STAGING_MIN", str(a.nbytes + 1))
+    assert np.array_equal(clbig.from_limbs(a).to_limbs(), a) and counted == {"upload": 0, "download": 0}
+
+
+def test_staging_settings(ctx, rng, monkeypatch):
+    monkeypatch.setenv("CLBIG_STAGING_MIN", "0")
+    monkeypatch.setenv("CLBIG_STAGING", "auto")
+    assert ctx.staged(1 << 30) == staging.separate_memory(ctx.device)
+    if ctx.device.type & 2:        # CL_DEVICE_TYPE_CPU: a transfer is a memcpy already
+        assert not ctx.staged(1 << 30)
+    monkeypatch.setenv("CLBIG_STAGING", "off")
+    assert not ctx.staged(1 << 30)
+    monkeypatch.setenv("CLBIG_STAGING", "On ")
+    assert ctx.staged(1 << 30)
+    monkeypatch.setenv("CLBIG_STAGING", "sometimes")
+    with pytest.raises(ValueError, match="CLBIG_STAGING='sometimes'"):
+        clbig.from_limbs(_limbs(rng, 3))
+    monkeypatch.setenv("CLBIG_STAGING", "on")
+    monkeypatch.setenv("CLBIG_STAGING_CHUNK", "big")
+    with pytest.raises(ValueError, match="CLBIG_STAGING_CHUNK"):
+        clbig.from_limbs(_limbs(rng, 3))
+
+
+def test_staging_buffers_are_reused(ctx, rng, counted):
+    a = _limbs(rng, 9)
+    for _ in range(3):
+        assert np.array_equal(clbig.from_limbs(a).to_limbs(), a)
+    pool = ctx._staging()
+    assert len(pool._free) == 2 and {b[0] for b in pool._free} == {4 * ROW}
+
+
+# -- pipelining ----------------------------------------------------------------------------------
+@pytest.fixture
+def piped(monkeypatch):
+    """Pipelining forced on, in chunks of 8 rows of two 2048-bit operands; staging on too."""
+    monkeypatch.setenv("CLBIG_PIPELINE", "on")
+    monkeypatch.setenv("CLBIG_PIPELINE_MIN", "0")
+    monkeypatch.setenv("CLBIG_PIPELINE_CHUNK", str(8 * 2 * ROW))
+    monkeypatch.setenv("CLBIG_STAGING", "on")
+    monkeypatch.setenv("CLBIG_STAGING_MIN", "0")
+    monkeypatch.setenv("CLBIG_STAGING_CHUNK", "1000")
+
+
+def _chunks(p) -> int:
+    notes = [t for t in p.notes if t.startswith("pipelined:")]
+    return int(notes[0].split(" chunks")[0].rsplit(" ", 1)[1]) if notes else 0
+
+
+@pytest.mark.parametrize("n", [0, 1, 7, 8, 9, 16, 17, 21])
+def test_pipelined_lists(ctx, rng, piped, n):
+    a, b = _signed(rng, n), _signed(rng, n)
+    with clbig.profile() as p:
+        c = clbig.mul(stream.host(a), stream.host(b))
+        d = clbig.sub(stream.host(a), stream.host(b))
+    assert _chunks(p) == (-(-n // 8) if n > 8 else 0)
+    assert c.tolist() == [int(gmpy2.mpz(x) * y) for x, y in zip(a, b)]
+    assert d.tolist() == [x - y for x, y in zip(a, b)]
+    assert len(c) == n and list(c.sign()) == [(v > 0) - (v < 0) for v in c.tolist()]
+    if n > 8:
+        assert c.placement == [("host", 0, n)]   # one block of rows
+
+
+@pytest.mark.parametrize("n", [9, 21])
+def test_pipelined_numpy(ctx, rng, piped, n):
+    a, b = _limbs(rng, n), _limbs(rng, n)
+    with clbig.profile() as p:
+        c = clbig.mul(stream.host(a), stream.host(b))
+    assert _chunks(p) == -(-n // 8)
+    got = c.to_limbs()
+    assert got.shape == (n, 2 * M) and not got.flags.writeable     # the result's own rows, no copy
+    assert _ints(got) == [int(gmpy2.mpz(x) * y) for x, y in zip(_ints(a), _ints(b))]
+    out = np.zeros((n, 2 * M), np.uint32)
+    assert c.to_limbs(out=out) is out and np.array_equal(out, got)
+    div = np.ascontiguousarray(b[:, :M // 2])
+    div[2] = 1                                                     # _limbs made row 2 zero
+    q, r = divmod(c, stream.host(div))                             # tuple results, a narrower divisor
+    bs = _ints(div)
+    assert q.tolist() == [x // y for x, y in zip(_ints(got), bs)]
+    assert r.tolist() == [x % y for x, y in zip(_ints(got), bs)]
+
+
+def test_pipelined_with_scalars_lists_and_devices(ctx, rng, piped):
+    a, b = _signed(rng, 21), _signed(rng, 21)
+    h = stream.host(a)
+    assert clbig.mul(h, 3).tolist() == [3 * x for x in a]
+    assert clbig.add(h, b).tolist() == [x + y for x, y in zip(a, b)]     # a plain list beside it
+    with clbig.profile() as p:
+        dev = clbig.mul(h, clbig.array(b))        # a device operand: uploaded, not pipelined
+    assert _chunks(p) == 0 and dev.tolist() == [x * y for x, y in zip(a, b)]
+
+
+def test_pipelined_error_mid_batch(ctx, rng, piped, monkeypatch):
+    n = 41                                    # 6 chunks of 8 rows
+    a = [rng.getrandbits(2048) for _ in range(n)]
+    b = [rng.getrandbits(1024) + 1 for _ in range(n)]
+    b[19] = 0                                 # third chunk
+    ran = []
+    real = stream_mod._to_host
+    monkeypatch.setattr(stream_mod, "_to_host", lambda r, *x: ran.append(1) or real(r, *x))
+    with pytest.raises(ZeroDivisionError, match="index 19$"):
+        clbig.floordiv(stream.host(a), stream.host(b))
+    assert len(ran) < 6                       # chunks after the failing one were not started
+    bad = list(a)
+    bad[33] = "7"
+    with pytest.raises(TypeError, match="element 33: expected an integer"):
+        clbig.mul(stream.host(bad), stream.host(b))
+    with pytest.raises(OverflowError, match="element 17: value of 2049 bits"):
+        clbig.mul(stream.host(a[:17] + [2 ** 2048] + a[18:], bits=2048), stream.host(a))
+    neg = clbig.mul(stream.host(a), stream.host([1] * 30 + [-1] + [1] * 10))
+    with pytest.raises(ValueError, match="element 30 is negative"):
+        neg.to_limbs()
+    assert _ints(neg.to_limbs(magnitude=True)) == a
+
+
+def test_pipeline_settings(ctx, rng, monkeypatch):
+    a = _signed(rng, 21)
+    monkeypatch.setenv("CLBIG_PIPELINE_MIN", "0")
+    monkeypatch.setenv("CLBIG_PIPELINE_CHUNK", str(8 * ROW))
+    monkeypatch.setenv("CLBIG_PIPELINE", "auto")
+    with clbig.profile() as p:
+        c = clbig.mul(stream.host(a), stream.host(a))
+    assert (_chunks(p) > 0) == staging.separate_memory(ctx.device)
+    assert c.tolist() == [x * x for x in a]
+    monkeypatch.setenv("CLBIG_PIPELINE", "off")
+    with clbig.profile() as p:
+        assert clbig.mul(stream.host(a), stream.host(a)).tolist() == [x * x for x in a]
+    assert _chunks(p) == 0
+    monkeypatch.setenv("CLBIG_PIPELINE", "maybe")
+    with pytest.raises(ValueError, match="CLBIG_PIPELINE='maybe'"):
+        clbig.mul(stream.host(a), stream.host(a))
+    monkeypatch.setenv("CLBIG_PIPELINE", "on")
+    with pytest.raises(ValueError, match="length mismatch: 21 and 9"):
+        clbig.mul(stream.host(a), stream.host(a[:9]))
+    with pytest.raises(TypeError, match="sign= goes with limbs"):
+        stream.host(a, sign=[1] * 21)
+    with pytest.raises(TypeError, match="clbig.stream.host expects"):
+        stream.host("123")
+
+
+def test_bench_e2e_small(ctx):
+    """clbig.bench.e2e (the lead's `python -m clbig.bench --e2e`) on a few rows: every case runs,
+    checked against gmpy2 inside, and its table renders."""
+    from clbig.bench import e2e
+    rows = e2e.run_e2e(ctx, n=9, bits=4096, list_n=9, list_bits=2048, reps=1, processes=1)
+    names = [r["name"] for r in rows]
+    assert names == ["numpy, ordinary memory, staging off", "numpy, ordinary memory, staged", "numpy, pinned_empty",
+                     "numpy, pipelined (stream.host)", "gmpy2, one core (4096 bits)", "list, sequential",
+                     "list, pipelined (stream.host)", "gmpy2, one core (2048 bits)"]
+    assert all(r["wall_ms"] > 0 and r["rows"] == 9 for r in rows)
+    assert rows[0]["kernels_ms"] > 0 and rows[5]["conv_in_ms"] > 0
+    assert "| numpy, pinned_empty | 9 | 4096 |" in e2e.markdown(rows, ctx.name)
+
+
+@pytest.mark.parametrize("n", [1, 17])
+def test_pipelined_big_ints_go_up_as_digits(ctx, rng, piped, monkeypatch, n):
+    """Values of 2^14 bits and more from host(list) upload through mpn.radix, as clbig.array's do."""
+    from clbig.mpn import radix
+    if not radix.pyint.usable():
+        pytest.skip("this Python's int layout is not the one mpn.pyint reads")
+    monkeypatch.setenv("CLBIG_PIPELINE_CHUNK", str(8 * 2 * 4 * 512))
+    used = []
+    real = radix.upload
+    monkeypatch.setattr(radix, "upload", lambda c, v, m: used.append(len(v)) or real(c, v, m))
+    a = [rng.getrandbits(2 ** 14) * rng.choice((1, -1)) for _ in range(n)]
+    b = [rng.getrandbits(2 ** 14) for _ in range(n)]
+    assert clbig.add(stream.host(a), stream.host(b)).tolist() == [x + y for x, y in zip(a, b)]
+    assert sum(used) == 2 * n
