@@ -264,7 +264,11 @@ class BigIntArray:
                 return BigIntArray(self.ctx, rows, self.bits, neg)
             rows = self.to_limbs(magnitude=True)[i]
             return from_limbs(rows, bits=self.bits, ctx=self.ctx, sign=None if neg is None else -neg.astype(np.int8))
-        raise TypeError(f"BigIntArray indices must be integers or slices, not {type(i).__name__}")
+        if isinstance(i, (list, np.ndarray, BigIntArray)):   # masks and index arrays
+            from . import index
+            return index.getitem(self, i)
+        raise TypeError(f"BigIntArray indices must be integers, slices, boolean masks or integer "
+                        f"arrays, not {type(i).__name__}")
 
     # -- copies and pickling -------------------------------------------------------------
     # Operations never write into an existing array, so a shallow copy may share the buffer.
@@ -286,9 +290,66 @@ class BigIntArray:
         return _unpickle, (self.to_limbs(magnitude=True), self.bits, self.neg.copy())
 
     def __repr__(self):
-        vals = self.tolist()
-        shown = ", ".join(str(v) for v in vals[:4]) + (", ..." if len(vals) > 4 else "")
-        return f"BigIntArray([{shown}], n={len(vals)}, bits={self.bits})"
+        from .show import bigint_repr
+        return bigint_repr(self)
+
+    def copy(self) -> "BigIntArray":
+        """An independent copy (on the device)."""
+        return self.__deepcopy__({})
+
+    def trim(self) -> "BigIntArray":
+        """The values at the smallest capacity that holds them (at least 1 bit)."""
+        from .reduce import trim
+        return trim(self)
+
+    # -- reductions and orderings (clbig/reduce.py) ----------------------------------------
+    def sum(self) -> int:
+        """The exact sum, a Python int (clbig.sum)."""
+        from . import reduce
+        return reduce.sum(self)
+
+    def prod(self) -> int:
+        """The exact product, a Python int (clbig.prod)."""
+        from . import reduce
+        return reduce.prod(self)
+
+    def min(self) -> int:
+        from . import reduce
+        return reduce.min(self)
+
+    def max(self) -> int:
+        from . import reduce
+        return reduce.max(self)
+
+    def argmin(self) -> int:
+        from . import reduce
+        return reduce.argmin(self)
+
+    def argmax(self) -> int:
+        from . import reduce
+        return reduce.argmax(self)
+
+    def sort(self) -> "BigIntArray":
+        """A sorted copy (stable; unlike ndarray.sort, never in place)."""
+        from . import reduce
+        return reduce.sort(self)
+
+    def argsort(self) -> np.ndarray:
+        from . import reduce
+        return reduce.argsort(self)
+
+    # -- numpy's protocols (clbig/npinterop.py) --------------------------------------------
+    def __array__(self, dtype=None, copy=None):
+        from . import npinterop
+        return npinterop.to_numpy(self, dtype, copy)
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        from . import npinterop
+        return npinterop.array_ufunc(self, ufunc, method, inputs, kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        from . import npinterop
+        return npinterop.array_function(self, func, types, args, kwargs)
 
     # -- operators (defined in clbig.ops) -------------------------------------------------
     def __add__(self, o):
