@@ -258,7 +258,12 @@ def array_ufunc(self: BigIntArray, ufunc, method: str, inputs, kw):
         xs = [_operand(v, f"{name}, operand {i}") for i, v in enumerate(inputs)]
     except _Defer:
         return NotImplemented
-    return fn(*xs)
+    try:
+        return fn(*xs)
+    except TypeError as e:   # clbig's own refusal, said as the ufunc's
+        if name in str(e):
+            raise
+        raise TypeError(f"{name}: {e}") from e
 
 
 def _reduce(ufunc, inputs, kw):

@@ -101,12 +101,13 @@ def _extreme(x, largest: bool, what: str) -> int:
     if not len(x):
         raise ValueError(f"{what}() arg is an empty sequence")
     limbs, neg = _keys(x)
-    # The side of zero that holds the answer, and whether it wants the larger magnitude.
+    # The side of zero that holds the answer: the max among non-negative values is the
+    # largest magnitude, as the min among negative ones is; otherwise the smallest one.
     pool = ~neg if largest else neg
     if pool.any():
-        cand, big = np.flatnonzero(pool), largest
+        cand, big = np.flatnonzero(pool), True
     else:
-        cand, big = np.arange(len(x)), not largest
+        cand, big = np.arange(len(x)), False
     for col in range(limbs.shape[1] - 1, -1, -1):
         if len(cand) == 1:
             break
