@@ -79,6 +79,8 @@ def concatenate(arrays, ctx=None) -> BigIntArray:
 def condition(cond, what: str) -> np.ndarray:
     """A where/mask condition as a 1-d numpy bool array; TypeError for anything but booleans."""
     c = np.asarray(cond)
+    if c.size == 0:
+        c = c.astype(bool)          # [] reads as float64
     if c.dtype != np.bool_:
         raise TypeError(f"{what}: the condition must be a numpy bool array (a comparison's "
                         f"result), got dtype {c.dtype}")
