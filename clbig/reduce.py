@@ -9,7 +9,8 @@ argsort, as functions and as BigIntArray methods.
    tree's capacities would otherwise double faster than its values).
  * min / max / argmin / argmax / sort / argsort: the limbs are downloaded and ordered on the
    host by exact keys: the sign first, then the limbs from the most significant, complemented
-   for negative values (a larger magnitude is a smaller negative number). sort gathers the
+   for negative values (a larger magnitude is a smaller negative number); min and max narrow
+   the candidates limb by limb, argsort sorts the keys as byte strings. sort gathers the
    rows on the device in argsort's order. argmin / argmax give the first index of a tie and
    sort / argsort are stable, as numpy's stable sort and Python's sorted.
 Empty batches as Python's: sum 0, prod 1, min/max/argmin/argmax ValueError.
@@ -145,10 +146,16 @@ def argsort(x) -> np.ndarray:
     if not len(x):
         return np.zeros(0, np.int64)
     limbs, neg = _keys(x)
-    cols = np.where(neg[:, None], ~limbs, limbs)
-    # lexsort: the last key is the primary one; negative values first
-    keys = [cols[:, j] for j in range(cols.shape[1])] + [(~neg).view(np.uint8)]
-    return np.lexsort(keys).astype(np.int64)
+    # Each value as one byte string that compares as the value does: a sign byte (negative
+    # first), then the magnitude's bytes from the most significant, complemented for negative
+    # values. numpy compares fixed-width bytes ("S") bytewise over the whole width, so one
+    # stable argsort orders them (np.lexsort over one key per limb was 7x slower).
+    n, m = limbs.shape
+    cols = np.where(neg[:, None], ~limbs, limbs)[:, ::-1].astype(">u4")
+    rows = np.empty((n, 1 + 4 * m), np.uint8)
+    rows[:, 0] = ~neg
+    rows[:, 1:] = cols.view(np.uint8).reshape(n, 4 * m)
+    return np.argsort(rows.view(f"S{1 + 4 * m}").ravel(), kind="stable").astype(np.int64)
 
 
 def sort(x) -> BigIntArray:
