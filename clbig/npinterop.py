@@ -28,6 +28,8 @@ from .array import BigIntArray, _MPZ
 def ndarray_values(x: np.ndarray, what: str):
     """An integer numpy array as Python ints: a 0-d array as one int, a 1-d one as a list.
     TypeError for booleans, floats and the rest (numpy's own conversions would round)."""
+    if x.ndim > 1:
+        raise ValueError(f"{what}: a numpy array of shape {x.shape}; clbig batches are one-dimensional")
     if x.dtype.kind == "O":
         vals = x.tolist()
         flat = vals if x.ndim else [vals]
@@ -40,8 +42,6 @@ def ndarray_values(x: np.ndarray, what: str):
     else:
         raise TypeError(f"{what}: a numpy array of dtype {x.dtype}; clbig takes integer arrays "
                         "(int8 ... uint64, or object arrays of ints)")
-    if x.ndim > 1:
-        raise ValueError(f"{what}: a numpy array of shape {x.shape}; clbig batches are one-dimensional")
     return vals
 
 
