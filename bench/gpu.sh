@@ -3,7 +3,8 @@
 #
 #   source .gpu/device-env.sh && bash bench/gpu.sh [extra clbig.bench arguments]
 #
-# Run from the repository root. Everything lands in $OUT (default bench/results):
+# Run from the repository root. Everything lands in $OUT (default: a new folder gpu-sh-<UTC date>
+# in the current directory; bench/results keeps only the files bench/README.md cites):
 #   gpu.log (environment, summary), tests.log, bench.log, and the bench's
 #   <device>_<date>.json / .csv / .md and its plots (_throughput, _speedup_gmpy2, _add_vs_copy; .png, .svg)
 # Knobs (environment): GPU_SH_BUDGET total seconds (default 450), TEST_TIMEOUT (default 120),
@@ -12,7 +13,7 @@
 # SKIP_TESTS=1, BENCH_DEVICE (default $CLBIG_DEVICE, else nvidia).
 set -u -o pipefail
 
-OUT="${OUT:-bench/results}"
+OUT="${OUT:-gpu-sh-$(date -u +%Y%m%d-%H%M%S)}"
 mkdir -p "$OUT"
 TOTAL="${GPU_SH_BUDGET:-450}"
 START=$SECONDS

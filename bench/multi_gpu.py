@@ -9,7 +9,7 @@ host: upload, product, download), every result checked against gmpy2 on sampled 
    with --shares, at given shares of the devices other than the fastest (the best one is what
    to pass as Context([...], shares=...) for such batches);
 3. streamed: the same device with its memory capped (max_memory) to a third of the batch's
-   bytes, the operands as clbig.stream.host limbs; throughput against the in-memory run.
+   bytes, the operands as clbig.scale.stream.host limbs; throughput against the in-memory run.
 
 Beside 1, each device alone with the result downloaded into a reused array (to_limbs(out=)),
 and with operands and result in its page-locked memory (clbig.pinned_empty).
@@ -31,8 +31,9 @@ import gmpy2
 import numpy as np
 
 import clbig
-from clbig import multi, stream
-from clbig.array import limbs_to_ints
+from clbig.runtime import devices as multi
+from clbig.scale import stream
+from clbig.mpz.array import limbs_to_ints
 
 
 def median_time(f, reps):

@@ -1,18 +1,32 @@
-"""clbig: exact arithmetic on batches of big integers, computed by OpenCL kernels."""
-from .array import BigIntArray, array, from_limbs, pinned_empty
-from .devices import Context, DeviceInfo, SetupError, current_context, devices
-from .profiling import profile
-from .ops import add, add_fixed, compare, mul, mul_low, shift_left, shift_right, sub, sub_fixed
-from .ops import divmod, floordiv, isqrt, mod
-from .modular import Modulus, mulmod, powmod
-from .gcd import gcd, invert
-from .construct import concatenate, full, where, zeros
-from .reduce import argmax, argmin, argsort, max, min, prod, sort, sum
-from . import fused
+"""clbig: exact arithmetic on batches of big integers, computed by OpenCL kernels.
+
+The package is built in floors, each importing only the floors below it: runtime (devices,
+settings, kernel rendering and caches), mpn (limb-vector algorithms), mpz (BigIntArray and the
+integer operations), scale (several devices, streaming, Dask). This module is the public face.
+"""
+import sys as _sys
+
+from .runtime.devices import Context, DeviceInfo, SetupError, current_context, devices
+from .runtime.kernel_check import KernelFault
+from .runtime.profiling import profile
+from .mpz.array import BigIntArray, array, from_limbs, pinned_empty
+from .mpz.ops import add, add_fixed, compare, mul, mul_low, shift_left, shift_right, sub, sub_fixed
+from .mpz.ops import divmod, floordiv, mod
+from .mpz.powers import isqrt
+from .mpz.modular import Modulus, mulmod, powmod
+from .mpz.gcd import gcd, invert
+from .mpz.construct import concatenate, full, where, zeros
+from .mpz.reduce import argmax, argmin, argsort, max, min, prod, sort, sum
+from .mpz import fused
+from . import scale as _scale  # noqa: F401  (installs the several-device runner into mpz)
+
+# Arrays pickled before the package had floors name clbig.array._unpickle: the module is found
+# under its old name (an entry in sys.modules, so clbig.array stays the function).
+_sys.modules.setdefault(__name__ + ".array", _sys.modules[__name__ + ".mpz.array"])
 
 __version__ = "0.1.0"
 __all__ = [
-    "BigIntArray", "Context", "DeviceInfo", "SetupError", "add", "add_fixed", "array", "compare",
+    "BigIntArray", "Context", "DeviceInfo", "KernelFault", "SetupError", "add", "add_fixed", "array", "compare",
     "current_context", "devices", "from_limbs", "pinned_empty", "Modulus", "gcd", "invert", "mulmod", "powmod", "mul", "mul_low", "profile", "shift_left", "shift_right", "sub", "sub_fixed",
     "floordiv", "isqrt", "mod",  # clbig.divmod too, left out of * so it does not shadow the builtin
     "zeros", "full", "concatenate", "where", "prod", "sort", "argsort", "argmin", "argmax",

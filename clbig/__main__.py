@@ -32,7 +32,7 @@ def cmd_info(args) -> int:
 
     infos = clbig.devices()
     if not infos:
-        from clbig.devices import SetupError, check_cache_folder
+        from clbig.runtime.devices import SetupError, check_cache_folder
         try:
             check_cache_folder()   # PoCL lists no device when it has no cache folder
         except SetupError as e:
@@ -135,7 +135,7 @@ def _context(cmd: str, device):
     except ValueError as e:
         print(f"clbig {cmd}: {e}", file=sys.stderr)
         return None, 2
-    except RuntimeError as e:   # clbig.devices.SetupError, no OpenCL device at all
+    except RuntimeError as e:   # clbig.runtime.devices.SetupError, no OpenCL device at all
         print(f"clbig {cmd}: {e}", file=sys.stderr)
         return None, 1
 
@@ -152,7 +152,7 @@ def cmd_demo(args) -> int:
     ctx, rc = _context("demo", args.device)
     if ctx is None:
         return rc
-    from clbig.array import check_fits
+    from clbig.mpz.array import check_fits
     try:   # the products are the largest arrays: refuse a size the device cannot hold up front
         check_fits(ctx, args.n, 2 * args.bits, "the demo's products")
     except (MemoryError, OverflowError) as e:
@@ -194,7 +194,7 @@ def cmd_demo(args) -> int:
 
 
 def cmd_tune(args) -> int:
-    from clbig import tune
+    from clbig import tuning as tune
 
     ctx, rc = _context("tune", args.device)
     if ctx is None:

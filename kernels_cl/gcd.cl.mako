@@ -76,11 +76,21 @@ void gcd_batch(__global const uint *a, ulong sa, uint ma, __global const uint *b
     }
     ${vectors()}
     SP uint *x = base, *y = base + (size_t)${M} * st;
+    /* y must be odd: where b >> z is even, a goes to y and b to x. The order is chosen by
+       selecting the digits' values as they are stored, not by swapping the pointers x and y
+       afterwards (issue #33): Intel's CPU runtime (2026.22.10, OpenCL 3.1) lays a private
+       array out transposed across the 16 work-items it vectorises together, and addressed
+       reads through such a per-work-item pointer as if it were not transposed (in every
+       work-item, digit j read digit 0 of the j-th work-item's vector): every gcd wrong, at
+       every M tried (2 to 137 digits). Valid OpenCL C, a compiler fault: the reduced kernel
+       is tests/intel_reduced_gcd_swap.py, how it was found docs/devices.rst; each built
+       kernel is checked on known answers (clbig/kernel_check.py, clbig/gcd_check.py). */
+    const uint yodd = get_digit(bp, mb, z) & 1u;
     for (uint j = 0; j < ${M}u; ++j) {
-        AT(x, j) = get_digit(ap, ma, j * DIG + z);
-        AT(y, j) = get_digit(bp, mb, j * DIG + z);
+        const uint da = get_digit(ap, ma, j * DIG + z), db = get_digit(bp, mb, j * DIG + z);
+        AT(x, j) = yodd ? da : db;
+        AT(y, j) = yodd ? db : da;
     }
-    if (!(AT(y, 0) & 1u)) { SP uint *t = x; x = y; y = t; }
     uint L = ${M}u;
     ${shrink()}
     uint live = 0u;

@@ -33,7 +33,7 @@
 <%namespace file="blocks/common.mako" import="header"/>
 <%namespace file="blocks/arith.mako" import="carry_op_defs"/>
 <%namespace file="blocks/mont.mako" import="mont_defs, mont_mul, mont_sqr"/>
-<%! from clbig.tmpl import at %>
+<%! from clbig.runtime.tmpl import at %>
 <%
     assert NP == C * Q and XLD == NP + 1   # XLD: one spare word per row, so the items of C = 1 read distinct banks
     assert not SQR or (C == 1 and not POW2 and KERNEL == "powmod")   # mont_sqr: one item, a modulus

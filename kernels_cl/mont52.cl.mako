@@ -12,9 +12,9 @@
 ## The multiplier's digits (the row a_i of each step) are staged in local memory, limb j of
 ## item t at j*WG + t so a group's items touch consecutive words; with MLOC m's digits live
 ## there too instead of registers (for N beyond what the registers hold beside y and the
-## accumulators: clbig.mont52.REG_MAX).
+## accumulators: mpn/mont52.py REG_MAX).
 <%namespace file="blocks/mont52.mako" import="mont52_defs, digit_rt_defs, window_digit_defs, load_digits, store_limbs, mont52_mul, mont52_sqr, reduce"/>
-<%! from clbig.tmpl import at %>
+<%! from clbig.runtime.tmpl import at %>
 <%
     TW = 1 << W if KERNEL == "powmod" else 0
     NWIN = (ME * 32 + W - 1) // W if KERNEL == "powmod" else 0

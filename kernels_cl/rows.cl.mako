@@ -1,4 +1,4 @@
-## Row moves and the pairwise sum of the reductions (clbig/rowops.py). Widths, batch lengths
+## Row moves and the pairwise sum of the reductions (clbig/mpz/rowops.py). Widths, batch lengths
 ## and row offsets are run-time arguments: one build serves every size, since gathers, sums'
 ## tree levels (one bit wider each) and concatenations would otherwise build a kernel per width.
 <%namespace file="blocks/common.mako" import="header"/>

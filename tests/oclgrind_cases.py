@@ -71,8 +71,8 @@ cla.Array._zero_fill = _zero_fill_by_kernel
 cl.enqueue_fill_buffer = _fill_by_copy
 
 import clbig  # noqa: E402  (after the patches, so that clbig only ever sees them)
-from clbig import ops  # noqa: E402
-from clbig import render  # noqa: E402
+from clbig.mpz import ops  # noqa: E402
+from clbig.runtime import render  # noqa: E402
 
 RNG = random.Random(20240611)
 FAILURES: list[str] = []

@@ -20,8 +20,8 @@ import pyopencl.array as cla
 
 import clbig
 from oclgrind_env import env as set_env
-from clbig import ops
-from clbig.render import kernel, launch
+from clbig.mpz import ops
+from clbig.runtime.render import kernel, launch
 
 B = 1 << 32
 RNG = random.Random(20240612)
@@ -127,7 +127,7 @@ def first_iterate(ctx, check):
     """Newton's first iterate by the basecase kernel (div_q.inverse, start 3 of 5 levels):
     a broadcast dividend B^(p0+j0) (stride 0) and broadcast bit lengths (stride 0), then two
     Newton steps, against the model; three divisors of 6 limbs of different bit lengths."""
-    from clbig import div_q
+    from clbig.mpn import div_q
     ys = [RNG.getrandbits(192) | 1 << 191, RNG.getrandbits(170) | 1 << 169, (1 << 160) + 1]
     b = clbig.array(ys, bits=192, ctx=ctx)
     lens = div_q.bitlen(ctx, b.data.data, b.m, b.m, len(ys))
@@ -140,7 +140,7 @@ def newton_tail(ctx, check, p=18, j=17, J=33):
     """The fused tail of a Newton step (kernels_cl/newton_tail.cl.mako) on 4-item work-groups:
     35 limbs over three blocks (summary, then apply), with limbs of B - 1 and B - 2 that send
     carries of 2 across chunks and blocks; three instances, w with a stride of j + 3."""
-    from clbig import div_q
+    from clbig.mpn import div_q
     width = p + 2 * j + 1
     pick = lambda: RNG.choice((B - 1, B - 1, B - 1, B - 2, 0, RNG.getrandbits(32)))
     zs = [sum(pick() << (32 * i) for i in range(width)) for _ in range(3)]

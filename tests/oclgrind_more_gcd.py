@@ -10,8 +10,8 @@ from __future__ import annotations
 import importlib
 import math
 
-G = importlib.import_module("clbig.gcd")   # the module: clbig.gcd is the function
-from clbig import gcd_n
+G = importlib.import_module("clbig.mpz.gcd")   # the module: clbig.gcd is the function
+from clbig.mpn import gcd_n
 import clbig
 from oclgrind_env import call_with
 

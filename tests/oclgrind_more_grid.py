@@ -104,7 +104,8 @@ def fused(ctx, check, values, tag, shape):
 
 
 def radix_round_trip(ctx, check, values, tag):
-    from clbig import pyint, radix
+    from clbig.mpn import pyint
+    from clbig.mpn import radix
     if not pyint.usable():
         return
     saved, radix.FAST_BITS = radix.FAST_BITS, 1

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import random
 
-from clbig import modular
+from clbig.mpz import modular
 from oclgrind_env import call_with, env
 
 RNG = random.Random(20261124)

@@ -4,7 +4,8 @@ lowered to every size: one row and several, zero rows, a value far below its cap
 bit length takes several rounds on 4-item work-groups), widths that are not multiples of 30
 or 32 bits, and a product read back through it."""
 import clbig
-from clbig import pyint, radix
+from clbig.mpn import pyint
+from clbig.mpn import radix
 
 
 def round_trip(ctx, tag, bits, vals, check):

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 import clbig
-from clbig import reduce, rowops
+from clbig.mpz import reduce, rowops
 
 
 def gathers(ctx, check, values, tag, bits, n):

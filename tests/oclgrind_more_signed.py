@@ -17,8 +17,8 @@ import operator
 import numpy as np
 
 import clbig
-from clbig import signs
-from clbig.array import limbs_for
+from clbig.mpz import signs
+from clbig.mpz.array import limbs_for
 
 
 def _signed(values, bits, n):

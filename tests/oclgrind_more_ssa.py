@@ -7,8 +7,8 @@ from __future__ import annotations
 import os
 
 import clbig
-from clbig import mul_ssa
-from clbig.array import limbs_to_ints
+from clbig.mpn import mul_ssa
+from clbig.mpz.array import limbs_to_ints
 
 
 def _case(ctx, tag, ba, bb, n, k, check, values, bits=None, broadcast=""):

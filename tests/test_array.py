@@ -177,7 +177,7 @@ def _dev_name(c):
 
 
 def test_context_by_index_and_substring():
-    D = sys.modules["clbig.devices"]   # clbig.devices is also the name of a function
+    D = sys.modules["clbig.runtime.devices"]
     devs = clbig.devices()
 
     def picks(sel):   # the selected device's name, by the selection Context() makes
@@ -196,6 +196,20 @@ def test_context_by_index_and_substring():
                 clbig.Context(d.index)
 
 
+def test_context_pocl_alias():
+    """CLBIG_DEVICE=pocl (the README's example) picks a PoCL device, although PoCL's device
+    names say only pthread-<cpu>: the alias names its platform."""
+    D = sys.modules["clbig.runtime.devices"]
+    pocl = [d for d in clbig.devices() if "portable computing language" in d.label.lower()]
+    if not pocl:
+        with pytest.raises(ValueError, match="no OpenCL device matches 'pocl'"):
+            D._select("pocl")
+        return
+    picked = D._select("pocl")
+    assert picked.platform.name.strip() == "Portable Computing Language"
+    assert picked.name.strip() in {d.name for d in pocl}
+
+
 def _pocl_first(infos):
     """The order clbig prefers among devices (devices._select): CPUs of PoCL before other CPU
     runtimes, otherwise the loader's order."""
@@ -204,7 +218,7 @@ def _pocl_first(infos):
 
 @pytest.mark.parametrize("kind", ["gpu", "cpu", "GPU", "Cpu"])
 def test_context_by_type(kind):
-    D = sys.modules["clbig.devices"]
+    D = sys.modules["clbig.runtime.devices"]
     devs = clbig.devices()
     of_kind = [d for d in devs if d.type.lower() == kind.lower()]
     if of_kind:
@@ -218,7 +232,7 @@ def test_context_by_type(kind):
 
 def test_default_device_without_env(monkeypatch):
     """The first GPU, else the first CPU, among the devices whose compiler works."""
-    D = sys.modules["clbig.devices"]   # clbig.devices is also the name of a function
+    D = sys.modules["clbig.runtime.devices"]
     monkeypatch.delenv("CLBIG_DEVICE", raising=False)
     devs = clbig.devices()
     works = [d for d, c in zip(devs, D._cl_devices()) if D._compiles(c)]
@@ -233,7 +247,7 @@ def test_default_device_without_env(monkeypatch):
 def test_no_device_compiles_says_why(monkeypatch):
     """A device list where no compiler works (PyPI's PoCL on an unknown CPU) fails at once with
     the devices and the remedy, not at the first kernel build with the compiler's message."""
-    D = sys.modules["clbig.devices"]   # clbig.devices is also the name of a function
+    D = sys.modules["clbig.runtime.devices"]
     monkeypatch.delenv("CLBIG_DEVICE", raising=False)
     monkeypatch.setattr(D, "_compiles", lambda dev: False)
     with pytest.raises(RuntimeError, match="no OpenCL device here can build a kernel") as ei:
@@ -244,7 +258,7 @@ def test_no_device_compiles_says_why(monkeypatch):
 
 
 def test_device_from_env(monkeypatch):
-    D = sys.modules["clbig.devices"]
+    D = sys.modules["clbig.runtime.devices"]
     devs = clbig.devices()
     d = [d for d, c in zip(devs, D._cl_devices()) if D._compiles(c)][-1]   # the last usable one
     monkeypatch.setenv("CLBIG_DEVICE", d.name.upper())

@@ -107,7 +107,7 @@ def test_report_renders_an_old_run(tmp_path):
 
 def _unusable():
     """{index: label} of the devices here whose Context fails its compiler probe."""
-    from clbig.devices import SetupError
+    from clbig.runtime.devices import SetupError
     bad = {}
     for d in clbig.devices():
         try:
@@ -139,7 +139,7 @@ def test_device_all_skips_a_device_that_cannot_build(tmp_path, capsys):
 
 def test_device_all_with_no_usable_device_fails(tmp_path, monkeypatch, capsys):
     """Every device's compiler failing (forced here) is an error: exit status 1, each named."""
-    devices = sys.modules["clbig.devices"]        # clbig.devices is also a function
+    devices = sys.modules["clbig.runtime.devices"]
     monkeypatch.setattr(devices, "_probe", lambda dev, options=(): "BUILD_PROGRAM_FAILURE\nforced by the test")
     rc = bench_main.main(["--device", "all", "--ops", "add", "--sizes", "9", "--quick", "--no-plots",
                           "--out", str(tmp_path)])

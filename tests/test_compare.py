@@ -154,7 +154,7 @@ def test_fixed_flags_one_and_empty():
 
 @pytest.mark.parametrize("ba,bb,bits", [(96, 32, 40), (32, 32, 32), (64, 200, 100)])
 def test_add_low_is_add_fixed_without_the_carry(rng, ba, bb, bits):
-    from clbig.ops import add_low
+    from clbig.mpz.ops import add_low
     pairs = [(rand_value(rng, ba), rand_value(rng, bb)) for _ in range(9)] + [(mask(ba), mask(bb))]
     a, b = clbig.array([p[0] for p in pairs], bits=ba), clbig.array([p[1] for p in pairs], bits=bb)
     r = add_low(a, b, bits)

@@ -7,7 +7,7 @@ import pytest
 import clbig
 import importlib
 
-devices = importlib.import_module("clbig.devices")   # the module; clbig.devices is the function
+devices = importlib.import_module("clbig.runtime.devices")
 
 
 def test_digit_selector_is_an_index(monkeypatch):

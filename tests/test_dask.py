@@ -35,7 +35,7 @@ except ImportError as e:   # pragma: no cover - the test extra installs them
 
 import clbig.dask as cd
 
-limbs_to_ints = importlib.import_module("clbig.array").limbs_to_ints   # clbig.array is the function
+limbs_to_ints = importlib.import_module("clbig.mpz.array").limbs_to_ints   # clbig.array is the function
 
 BATCH_N = 50          # rows per batch: 4 chunks of CHUNK, the last one of 2 rows
 CHUNK = 16
@@ -203,7 +203,7 @@ def test_mulmod(client, rng):
 
 @pytest.mark.skipif(not _has("clbig.modular"), reason="clbig.modular (powmod) not built yet")
 def test_powmod_zero_modulus(client):
-    one = importlib.import_module("clbig.modular")
+    one = importlib.import_module("clbig.mpz.modular")
     a = cd.from_ints(list(range(1, 40)), chunks=CHUNK)
     _raises_like(lambda: one.powmod(list(range(1, 40)), 3, 0), lambda: cd.powmod(a, 3, 0))
     M = [7] * 39
@@ -225,7 +225,7 @@ def test_invert(client, rng):
     assert got.bits == 1056
     check_values(got.to_ints(), [pow(x, -1, z) for x, z in zip(A, M)], "invert")
     A[41] = 0
-    one = importlib.import_module("clbig.gcd")
+    one = importlib.import_module("clbig.mpz.gcd")
     _raises_like(lambda: one.invert(A, M), lambda: cd.invert(cd.from_ints(A, chunks=CHUNK), M).to_ints())
 
 

@@ -14,7 +14,8 @@ import pytest
 from hypothesis import given, strategies as st
 
 import clbig
-from clbig import div_q, ops
+from clbig.mpn import div_q
+from clbig.mpz import ops
 from conftest import BATCH, SMALL_CTX_BITS, WIDTH_PAIRS, check_values, edge_values, mask, rand_value
 
 B = 1 << 32

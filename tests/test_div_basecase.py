@@ -1,7 +1,7 @@
 """Schoolbook (basecase) division against gmpy2: its quotient limb estimate, its add-back and
 slow paths, its two kernel shapes, padding, broadcasting, and where it cannot run.
 
-Shapes (clbig.div_basecase.shape): divisors up to 15 limbs run one work-item per instance
+Shapes (clbig.mpn.div_basecase.shape): divisors up to 15 limbs run one work-item per instance
 (C = 1); longer ones C work-items of Q limbs (17 up to a 68-limb window, then 33). The `coop` fixture lowers both limits
 (CLBIG_DIVBC_SINGLE=4, CLBIG_DIVBC_Q=8) so that small operands take the cooperative kernel:
 cheap to build and run, with its slow path (remainders full of zero limbs) and groups with
@@ -15,8 +15,9 @@ import pyopencl.array as cla
 import pytest
 
 import clbig
-from clbig import div_basecase, div_q
-from clbig.render import kernel, launch
+from clbig.mpn import div_basecase
+from clbig.mpn import div_q
+from clbig.runtime.render import kernel, launch
 from conftest import BATCH, SMALL_CTX_BITS, check_values, mask
 from test_div import div_pairs, expected, run_div
 

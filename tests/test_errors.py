@@ -186,13 +186,13 @@ def test_results_too_large_refused_before_any_allocation():
             f()
         assert _limit_named(str(ei.value))
     with pytest.raises(OverflowError, match=r"2\*\*32 - 1"):
-        importlib.import_module("clbig.array").check_fits(clbig.current_context(), 2 ** 32, 32, "a batch")
+        importlib.import_module("clbig.mpz.array").check_fits(clbig.current_context(), 2 ** 32, 32, "a batch")
 
 
 def test_scratch_buffer_refused_is_a_memory_error(monkeypatch):
     """A buffer the driver refuses inside an operation (scratch space) is a MemoryError naming
     the operation and the device's limits, not pyopencl's INVALID_BUFFER_SIZE."""
-    from clbig import add_n
+    from clbig.mpn import add_n
     monkeypatch.setattr(add_n, "addsub", lambda ctx, *a, **k: ctx.buffer(2 ** 62))
     with pytest.raises(MemoryError, match=r"clbig\.add\b.*max_mem_alloc_size"):
         clbig.array([1]) + clbig.array([2])
@@ -310,7 +310,7 @@ def test_bad_clbig_device_names_the_variable(monkeypatch):
 def test_failing_compiler_named_when_the_context_is_made(monkeypatch):
     """A device whose compiler fails (here: options that break every kernel) is a SetupError
     naming the device and the compiler's message at Context(), not at the first operation."""
-    from clbig.devices import SetupError
+    from clbig.runtime.devices import SetupError
     name = clbig.current_context().device.name.strip()
     monkeypatch.setenv("CLBIG_CL_OPTIONS", "-Dx=(")
     with pytest.raises(SetupError) as ei:
@@ -328,7 +328,7 @@ def test_unbalanced_compiler_options_named(monkeypatch):
 
 @pytest.mark.parametrize("how", ["xdg_file", "home_file", "pocl_file"])
 def test_unusable_cache_folder_named(tmp_path, monkeypatch, how):
-    from clbig.devices import SetupError, check_cache_folder
+    from clbig.runtime.devices import SetupError, check_cache_folder
     f = tmp_path / "a_file"
     f.write_text("not a folder")
     if how == "xdg_file":
@@ -385,7 +385,7 @@ def test_corrupt_pyopencl_cache_recovers(tmp_path):
 def test_tuning_file_of_the_wrong_shape(tmp_path, monkeypatch, text, why):
     """Valid JSON of the wrong shape (or no JSON) is ignored with a warning naming the file and
     what is wrong; auto then uses the defaults."""
-    from clbig import tune
+    from clbig.runtime import tuned as tune
     f = tmp_path / "tuning.json"
     f.write_text(text)
     monkeypatch.setenv("CLBIG_TUNING_FILE", str(f))
@@ -397,7 +397,7 @@ def test_tuning_file_of_the_wrong_shape(tmp_path, monkeypatch, text, why):
 
 
 def test_tuning_file_good_entries_kept(tmp_path):
-    from clbig import tune
+    from clbig.runtime import tuned as tune
     f = tmp_path / "tuning.json"
     f.write_text('{"good": {"ntt_from_bits": 4096, "winners": {"7": "ntt"}}, "bad": {"ssa_from_bits": -1}}')
     with pytest.warns(RuntimeWarning, match="'bad'"):
@@ -405,7 +405,7 @@ def test_tuning_file_good_entries_kept(tmp_path):
 
 
 def test_tune_refuses_an_unwritable_file_before_measuring(tmp_path, monkeypatch):
-    from clbig import tune
+    from clbig.tuning import measure as tune
     f = tmp_path / "a_file"
     f.write_text("x")
     monkeypatch.setenv("CLBIG_TUNING_FILE", str(f / "tuning.json"))

@@ -4,7 +4,8 @@ import gmpy2
 import pytest
 
 import clbig
-from clbig import fused, mul_n
+from clbig import fused
+from clbig.mpn import mul_n
 from conftest import BATCH, add_pairs, check_values, mask
 from test_mul import mul_pairs
 

@@ -1,4 +1,4 @@
-"""clbig.gcd.gcd and clbig.gcd.invert against Python's math.gcd and pow(a, -1, m): random and
+"""clbig.mpz.gcd.gcd and clbig.mpz.gcd.invert against Python's math.gcd and pow(a, -1, m): random and
 edge values (zeros, ones, equal operands, divisors, powers of two, Fibonacci neighbours, common
 factors, m = 1, 2, 3, 2^k, 2^k +- 1, a >= m, no inverse), unequal widths, both storage modes
 of the kernel, broadcasting, plain ints, empty batches and every error.
@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 import clbig
-G = importlib.import_module("clbig.gcd")   # the module: clbig.gcd is the function
-from clbig import gcd_n
+G = importlib.import_module("clbig.mpz.gcd")   # the module: clbig.gcd is the function
+from clbig.mpn import gcd_n
 from conftest import BATCH, check_bools, check_values, mask, rand_value
 
 GCD_WIDTHS = [(32, 32), (96, 64), (100, 1000), (1056, 1056)]

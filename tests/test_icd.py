@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 import clbig
-from clbig import icd
+from clbig.runtime import icd
 
 LIB = "libfakeocl.so.1"
 PLACEHOLDER = "/opt/anaconda1anaconda2anaconda3/lib/"

@@ -12,7 +12,7 @@ import gmpy2
 import pytest
 
 import clbig
-from clbig import modular
+from clbig.mpz import modular
 from conftest import check_values, limb_pattern, mask, rand_value
 
 
@@ -300,7 +300,7 @@ def test_local_memory_operands(rng, monkeypatch, bits, env):
 def test_local_operand_defaults(ctx, monkeypatch):
     """BLOC by default for one item of 64 limbs (not below, not cooperative); MLOC off; an
     explicit setting wins."""
-    from clbig import mont
+    from clbig.mpn import mont
     monkeypatch.delenv("CLBIG_MONT_BLOC", raising=False)
     monkeypatch.delenv("CLBIG_MONT_MLOC", raising=False)
     pl = mont.plan(ctx, 64, 100000)
@@ -313,7 +313,7 @@ def test_local_operand_defaults(ctx, monkeypatch):
     assert mont.plan(ctx, 32, 100000)["MLOC"] and not mont.plan(ctx, 32, 10, pow2=True)["MLOC"]
 
 
-# -- operands staged once per work-group: one modulus, one exponent (clbig.mont._staged) ------
+# -- operands staged once per work-group: one modulus, one exponent (clbig.mpn.mont._staged) ------
 # coop: the modulus staged only where asked (the default stages it for one item per instance)
 # "one item" also on GPUs, which spread a batch this small over several items (CLBIG_MONT_FILL)
 STAGE_SHAPES = {"one item": {"CLBIG_MONT_FILL": "0"}, "coop": {"CLBIG_MONT_ONE": "1", "CLBIG_MONT_Q": "8", "CLBIG_MONT_MSHARED": "1"}}
@@ -322,7 +322,7 @@ STAGE_SHAPES = {"one item": {"CLBIG_MONT_FILL": "0"}, "coop": {"CLBIG_MONT_ONE":
 def _record_staging(monkeypatch):
     """The set of (kernel, MSH, ESH) that clbig.mont builds from here on (the test then knows
     the staged paths ran, not only the register ones)."""
-    from clbig import mont
+    from clbig.mpn import mont
     seen, build = set(), mont._build
 
     def rec(ctx, pl, name, **params):
@@ -417,7 +417,7 @@ def test_staging_plan(ctx, monkeypatch):
     C > 1 ("each"), else global; the switches; and nothing that does not fit the local
     memory (a device of 2 KiB: an 8192-bit exponent stays global)."""
     from types import SimpleNamespace
-    from clbig import mont
+    from clbig.mpn import mont
     for k in ("CLBIG_MONT_MSHARED", "CLBIG_MONT_ESHARED", "CLBIG_MONT_MLOC"):
         monkeypatch.delenv(k, raising=False)
     one = dict(Q=32, C=1, IPB=8, NP=32, MLOC=False, BLOC=False)

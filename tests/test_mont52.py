@@ -10,7 +10,9 @@ import gmpy2
 import pytest
 
 import clbig
-from clbig import modular, mont52, render
+from clbig.mpz import modular
+from clbig.mpn import mont52
+from clbig.runtime import render
 from conftest import check_values, mask, rand_value
 
 

@@ -51,7 +51,7 @@ def run_mul(pairs, ba, bb, what, low_bits=()):
 def test_few_products_on_a_gpu_take_small_chunks(monkeypatch, rng, ba, bb):
     """A few instances on a GPU run the one-group kernel in chunks of Q = 2 limbs (more items
     per instance); PoCL runs the same launches here: exact, full and low halves, 1 and 3."""
-    from clbig import mul_basecase as mb
+    from clbig.mpn import mul_basecase as mb
     monkeypatch.setattr(mb, "_few_on_gpu", lambda ctx, n: True)
     monkeypatch.setenv("CLBIG_MUL_RADIX", "32")      # not the FP64 kernels
     qs = []
@@ -149,7 +149,7 @@ def test_both_radices_at_small_sizes(monkeypatch, radix, ma, mb):
 def run_square(rng, bits, n, what, monkeypatch):
     """x * x takes the square kernels (each cross product once, doubled, plus the diagonal);
     a spy on the kernel builder makes sure they really ran."""
-    import clbig.mul_basecase as mb
+    import clbig.mpn.mul_basecase as mb
     monkeypatch.setenv("CLBIG_MUL_RADIX", "32")   # not the FP64 kernels, which take squares too
     built = []
     real = mb.kernel
@@ -275,7 +275,7 @@ def test_fp64_digit_products(monkeypatch, rng, stage, xloc):
     staged rows or own rows, a's digits in registers or local memory; digit boundaries that
     cut limbs everywhere, unequal and odd sizes, masked top limbs, broadcasting, batches of 1
     and odd lengths, all-ones operands (every column's largest value)."""
-    from clbig import mul_fp64
+    from clbig.mpn import mul_fp64
     if not mul_fp64.mont52.usable(clbig.Context()):
         pytest.skip("the device has no correctly rounded FP64 fma")
     monkeypatch.setenv("CLBIG_MUL_RADIX", "51")
@@ -300,7 +300,7 @@ def test_fp64_cooperative_products(monkeypatch, rng, w, c, ipb):
     columns, more items than blocks (idle items), one item, groups with a partial last instance,
     unequal and odd sizes, low halves with masked top limbs, broadcasting both ways, all-ones
     operands (every column's largest value), batches of 1 and odd lengths."""
-    from clbig import mul_fp64
+    from clbig.mpn import mul_fp64
     if not mul_fp64.mont52.usable(clbig.Context()):
         pytest.skip("the device has no correctly rounded FP64 fma")
     monkeypatch.setenv("CLBIG_MUL52_COOP", "1")
@@ -320,7 +320,7 @@ def test_fp64_cooperative_routing(monkeypatch):
     """Auto takes the cooperative kernel only for large batches on GPUs with fast FP64: full
     products of 43..900 digits in all, squares to 2^13 bits, low halves from 2^13; never on
     CPUs. Where it runs, the NTT takes full products later."""
-    from clbig import mul_fp64
+    from clbig.mpn import mul_fp64
     ctx = clbig.Context()
     dev = (True, True, 132)
     monkeypatch.setattr(mul_fp64, "_device", lambda ctx: dev)
@@ -341,7 +341,8 @@ def test_fp64_cooperative_routing(monkeypatch):
     assert not mul_fp64.coop_auto(ctx)
     monkeypatch.delenv("CLBIG_MUL52_COOP")
     assert mul_fp64.coop_auto(ctx)
-    from clbig import mul_n, tune   # the NTT takes full products later where this kernel runs them
+    from clbig.mpn import mul_n
+    from clbig.runtime import tuned as tune   # the NTT takes full products later where this kernel runs them
     monkeypatch.delattr(ctx, "_mul_crossovers", raising=False)
     monkeypatch.setattr(tune, "tuned", lambda ctx: {})
     assert mul_n.crossovers(ctx)["ntt_from_bits"] == mul_fp64.NTT_FROM_BITS

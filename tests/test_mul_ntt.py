@@ -5,7 +5,8 @@ import gmpy2
 import pytest
 
 import clbig
-from clbig import mul_n, mul_ntt
+from clbig.mpn import mul_n
+from clbig.mpn import mul_ntt
 from conftest import check_values, mask
 from test_mul import mul_pairs
 
@@ -160,7 +161,7 @@ def test_auto_reads_tuned_crossovers(tmp_path, monkeypatch):
 
 def test_tune_writes_crossovers(tmp_path, monkeypatch):
     """The tune command measures, checks each product and stores what auto then reads."""
-    from clbig import tune
+    from clbig.tuning import measure as tune
     ctx = clbig.current_context()
     monkeypatch.setenv("CLBIG_TUNING_FILE", str(tmp_path / "t.json"))
     monkeypatch.setattr(tune, "measure", lambda ctx, sizes, n_of, progress=None, low=False: {
@@ -180,7 +181,7 @@ def test_tune_writes_crossovers(tmp_path, monkeypatch):
 
 
 def test_tune_measures_correct_products(tmp_path, monkeypatch):
-    from clbig import tune
+    from clbig.tuning import measure as tune
     got = tune.measure(clbig.current_context(), [8, 12], lambda bits: 3)
     assert set(got) == {8, 12} and all("classical" in v and "ntt" in v for v in got.values())
 
@@ -202,7 +203,7 @@ def test_ntt_square(rng, monkeypatch, field, bits):
 
 def test_square_of_one_int_is_a_square(rng, monkeypatch):
     """clbig.mul(x, x) on a Python int uploads x once and takes the square path."""
-    from clbig import plan
+    from clbig.runtime import plan
     seen = []
     real = plan.is_square
     monkeypatch.setattr(plan, "is_square", lambda *a: seen.append(real(*a)) or seen[-1])

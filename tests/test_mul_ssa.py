@@ -17,9 +17,10 @@ import pyopencl.array as cla
 import pytest
 
 import clbig
-from clbig import mul_basecase, mul_ssa
-from clbig.array import limbs_to_ints
-from clbig.render import DoesNotFit
+from clbig.mpn import mul_basecase
+from clbig.mpn import mul_ssa
+from clbig.mpz.array import limbs_to_ints
+from clbig.runtime.render import DoesNotFit
 from conftest import check_values, edge_values, limb_pattern, mask, rand_value
 
 

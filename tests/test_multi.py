@@ -18,7 +18,8 @@ import numpy as np
 import pytest
 
 import clbig
-from clbig.multi import Devices, SplitArray
+from clbig.runtime.devices import Devices
+from clbig.scale.split import SplitArray
 
 N = 21
 
@@ -117,7 +118,7 @@ def test_split_follows_tuned_speeds(two, rng):
 def test_a_device_below_the_least_share_gets_no_rows(two, rng):
     """A device whose speed would earn it less than multi.MIN_SHARE of a batch takes no part:
     its piece would cost more than it saves (e.g. a CPU beside a GPU)."""
-    from clbig import multi
+    from clbig.runtime import devices as multi
     slow = multi.MIN_SHARE * 0.9 / (1 - multi.MIN_SHARE * 0.9)     # its share: 0.9 * MIN_SHARE
     two.contexts[0]._speeds = {"mul": 1.0}
     two.contexts[1]._speeds = {"mul": slow}
@@ -175,7 +176,7 @@ def test_many_equal_devices_all_keep_their_share():
     """More than 1/MIN_SHARE devices of equal speed: each share is below MIN_SHARE, and all
     of them still take part (none left out, no division by a zero total)."""
     import types
-    from clbig import multi
+    from clbig.runtime import devices as multi
     k = int(1 / multi.MIN_SHARE) + 5
     D = object.__new__(multi.Devices)
     D.contexts = [types.SimpleNamespace(_speeds={"mul": 1.0}) for _ in range(k)]
@@ -341,9 +342,9 @@ def test_pocl_two_cpu_devices_in_a_fresh_process(tmp_path):
 
 
 def test_stream_host_limbs(ctx, rng):
-    """clbig.stream.host: limbs kept in host memory; operations stream them (or upload them
+    """clbig.scale.stream.host: limbs kept in host memory; operations stream them (or upload them
     when they fit); its checks are from_limbs'."""
-    from clbig import stream
+    from clbig.scale import stream
     capped = clbig.Context(ctx.device, max_memory=1 << 17)
     n = 333
     xs = _vals(rng, n, 2048)

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 import clbig
-from clbig import pyint, radix
+from clbig.mpn import pyint
+from clbig.mpn import radix
 
 from conftest import BATCH, edge_values, rand_value
 
@@ -104,7 +105,7 @@ def test_bad_input_still_named(rng):
 def test_single_values_by_bit_length_first(vals, monkeypatch):
     """Large single results read their bit length first and their digits straight into the
     int (radix.ONE_READ_DIGITS: here every size)."""
-    from clbig import radix
+    from clbig.mpn import radix
     monkeypatch.setattr(radix, "ONE_READ_DIGITS", 0)
     a = clbig.array(vals, bits=8 * FAST + 3)
     assert a.tolist() == vals

@@ -8,7 +8,10 @@ import numpy as np
 import pytest
 
 import clbig
-from clbig import add_n, mul_ntt, render, replay
+from clbig.mpn import add_n
+from clbig.mpn import mul_ntt
+from clbig.runtime import render
+from clbig.runtime import replay
 
 RNG = random.Random(14)
 

@@ -15,7 +15,7 @@ import time
 from datetime import datetime
 
 import clbig
-from clbig.devices import SetupError
+from clbig.runtime.devices import SetupError
 
 from . import report
 from .latency import LATENCY_SIZES, latency_markdown, run_latency
@@ -102,6 +102,16 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--latency-sizes", default=None,
                     help="sizes of --latency, as --sizes (default "
                          f"{_exps(LATENCY_SIZES)}; a size the device's memory cannot hold is skipped)")
+    ap.add_argument("--e2e", action="store_true",
+                    help="instead of the suite: users' workloads from Python ints or numpy limbs back "
+                         "to them (products, divmod, powmod, RSA-CRT, gcd), wall time and its phases, "
+                         "beside gmpy2 on one core and on every core; --device '0+1' (selectors joined "
+                         "by +) or 'all-gpus' runs them on several devices as one context; writes "
+                         "<device>_<date>_e2e.md and .json into --out")
+    ap.add_argument("--e2e-ops", default=None,
+                    help="comma-separated subset of the --e2e workloads (default: all)")
+    ap.add_argument("--workers", type=int, default=None,
+                    help="processes of the gmpy2 pool beside --e2e (default: every host core)")
     return ap
 
 
@@ -188,6 +198,8 @@ def main(argv=None) -> int:
     args.latency_bits = latency_sizes
     if args.latency:
         return _latency(args)
+    if args.e2e:
+        return _e2e(args)
     scale = args.scale if args.scale is not None else (QUICK_SCALE if args.quick else 0)
     max_op_seconds = args.max_op_seconds
     if max_op_seconds is None and args.quick:
@@ -325,6 +337,62 @@ def _latency(args) -> int:
         print(f"wrote {base}.json\nwrote {base}.md")
         if any(r["status"] == "error" for r in rows):
             rc = max(rc, 1)
+    return rc
+
+
+def _e2e_context(sel):
+    """--e2e's device: a selector, 'all-gpus', or selectors joined by '+' (one context)."""
+    if isinstance(sel, str) and sel.strip().lower() == "all-gpus":
+        return clbig.Context.all("gpu")
+    if isinstance(sel, str) and "+" in sel:
+        return clbig.Context([int(t) if t.strip().isdigit() else t.strip() for t in sel.split("+")])
+    return clbig.Context(sel)
+
+
+def _e2e(args) -> int:
+    """--e2e: the end-to-end table per device (or several-device context), printed and written."""
+    import json
+    from datetime import datetime as _dt
+
+    from . import endtoend
+    out = args.out or os.path.join(os.getcwd(), _dt.now().strftime("clbig-bench-%Y%m%d-%H%M%S"))
+    keys = None
+    if args.e2e_ops:
+        keys = [k.strip() for k in args.e2e_ops.split(",") if k.strip()]
+        bad = [k for k in keys if k not in endtoend.workloads()]
+        if bad:
+            print(f"clbig.bench: --e2e-ops: unknown {', '.join(bad)}; choose from "
+                  f"{', '.join(endtoend.workloads())}", file=sys.stderr)
+            return 2
+    sels = [args.device] if args.device and ("+" in args.device or args.device == "all-gpus") \
+        else _selectors(args.device)
+    gmpy2_seconds = args.gmpy2_seconds if args.gmpy2_seconds is not None else (1.0 if args.quick else 10.0)
+    rc = 0
+    for sel in sels:
+        try:
+            ctx = _e2e_context(sel)
+        except (SetupError, ValueError, RuntimeError) as e:
+            print(f"clbig.bench: {e}", file=sys.stderr)
+            rc = max(rc, 1)
+            continue
+        try:
+            rows = endtoend.run_e2e(ctx, keys, quick=args.quick, scale=args.scale or 0,
+                                    gmpy2_seconds=gmpy2_seconds, workers=args.workers)
+        except AssertionError as e:
+            print(f"clbig.bench: WRONG RESULT, benchmark aborted:\n{e}", file=sys.stderr)
+            return 2
+        md = (f"End to end on {ctx.name}, {_dt.now():%Y-%m-%d}; gmpy2 {__import__('gmpy2').version()}, "
+              f"{os.cpu_count()} host cores\n\n" + endtoend.markdown(rows))
+        stem = "".join(c if c.isalnum() else "-" for c in ctx.name.lower())[:60].strip("-")
+        base = os.path.join(out, f"{stem}_{_dt.now():%Y%m%d_%H%M%S}_e2e")
+        os.makedirs(out, exist_ok=True)
+        with open(base + ".json", "w", encoding="utf-8") as f:
+            f.write(json.dumps({"kind": "e2e", "device": ctx.name, "rows": rows}, indent=1, default=str) + "\n")
+        with open(base + ".md", "w", encoding="utf-8") as f:
+            f.write(md)
+        print()
+        print(md)
+        print(f"wrote {base}.json\nwrote {base}.md")
     return rc
 
 

@@ -18,7 +18,7 @@ import gmpy2
 import numpy as np
 
 import clbig
-from clbig.array import limbs_to_ints
+from clbig.mpz.array import limbs_to_ints
 
 MOD_SIZES = (10, 11, 12, 13)      # log2(bits of the modulus): 1024 .. 8192, as suite's sizes
 QUICK_MOD_SIZES = (10, 11)
@@ -43,7 +43,7 @@ def _fn(name: str):
     fn = getattr(clbig, name, None)
     if callable(fn):
         return fn
-    for mod in ("clbig.modular", "clbig.gcd"):
+    for mod in ("clbig.mpz.modular", "clbig.mpz.gcd"):
         try:
             fn = getattr(importlib.import_module(mod), name, None)
         except ImportError:

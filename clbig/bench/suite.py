@@ -21,7 +21,7 @@ import numpy as np
 import pyopencl as cl
 
 import clbig
-from clbig.array import limbs_to_ints
+from clbig.mpz.array import limbs_to_ints
 from . import modular
 from .inputs import (DEFAULT_HUGE_SIZES, DEFAULT_SIZES, LOG2_BATCH_BITS, QUICK_HUGE_SIZES,  # noqa: F401
                      QUICK_SIZES, HostInputs, batch_size, divisor_limbs, huge_operands, human_bytes,

@@ -12,7 +12,7 @@ import numpy as np
 import pyopencl as cl
 
 import clbig
-from clbig.array import limbs_to_ints
+from clbig.mpz.array import limbs_to_ints
 
 from .inputs import LOG2_BATCH_BITS
 from .specs import Mismatch, OpSpec

@@ -21,7 +21,7 @@
 ## double-buffered by the iteration's parity.
 <%namespace file="arith.mako" import="add_chunk, apply_carry"/>
 <%namespace file="scan.mako" import="seg_scan"/>
-<%! from clbig.tmpl import at %>
+<%! from clbig.runtime.tmpl import at %>
 
 <%def name="mont_defs()">
 /* -m0^-1 mod 2^32 for odd m0: each Newton step doubles the correct low bits (3 -> 48). */

@@ -16,9 +16,9 @@
 ## Why: an int32 CIOS pays two multiply-adds per 32x32-bit product plus a serial carry chain;
 ## here a 51x51-bit product costs three FP64 operations (fma, subtract, fma) on a pipe of its
 ## own and two 64-bit integer adds, with no chain. Double-precision hardware is required
-## (cl_khr_fp64); clbig.mont52 checks the device.
+## (cl_khr_fp64); mpn/mont52.py checks the device.
 <%!
-    from clbig.tmpl import at
+    from clbig.runtime.tmpl import at
     D = 51
     M_D = (1 << 51) - 1
     E52 = 1075 << 52                  # bit pattern of 2^52 (a digit v is as_double(E52 | v) - 2^52)
@@ -368,7 +368,7 @@ inline ulong digit_at(__global const uint *row, uint M, uint P)
 ## times 2 y_i (exact: 2 y_i < 2^52 and 2 y_i y_j < 2^103 keep hi in 2^103's binade): N(N+1)/2
 ## products for y*y and N^2 for q*m, against 2 N^2 in mont52_mul. Column i is complete when
 ## row i reads it (its products come from rows <= i/2, its q*m terms from rows < i); its bias
-## is counted here, so its carry is exact. Code grows as N^2: for small N (clbig.mont52).
+## is counted here, so its carry is exact. Code grows as N^2: for small N (mpn/mont52.py).
 <%def name="mont52_sqr(rd, Y, MM, N)">
     {
         ulong _c[${2 * N + 1}];

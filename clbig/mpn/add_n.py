@@ -1,0 +1,115 @@
+"""Addition and subtraction of limb vectors at a fixed width (the mpn layer under + and -).
+
+`addsub` returns (a ± b) mod 2**bits and, on request, bit `bits` of the wide result: the carry
+of a + b, or 1 exactly where a - b borrowed. op "ctl" chooses per instance (the signed
+operations' one pass): see CTL_* and `addsub`'s `ctl`.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..runtime import plan as P
+from ..runtime.render import DoesNotFit, kernel, launch, memoized
+
+# Bits of the per-instance control byte of op "ctl" (kernels_cl/add.cl.mako): the kernel
+# computes r = ((a + b') + cin) ^ (all ones if CTL_NOT_R), b' = ((b & keep) ^ flip) at the
+# result's width, so that with A = |a|, B = |b|:
+#   A + B: 0   A - B (A >= B): NOT_B|CIN   B - A (A < B): NOT_B|NOT_R   A + 1: DROP_B|CIN
+#   A - 1 (A >= 1): DROP_B|NOT_B   A: DROP_B
+CTL_NOT_B, CTL_CIN, CTL_NOT_R, CTL_DROP_B = 1, 2, 4, 8
+
+
+def _flag_params(bits: int, want_flag: bool):
+    mr = P.ceil_div(bits, 32)
+    top = (1 << (bits % 32)) - 1 if bits % 32 else 0xFFFFFFFF
+    if want_flag:
+        return mr, top, bits // 32, bits % 32
+    return mr, top, None, 0
+
+
+# Env overrides the plans read (scan_plans' and _rows_plans'): part of the memo key.
+_ENV = ("CLBIG_ADD_ROWS",) + P.SCAN_ENV
+# Plans are made for min(n, N_CLASS) instances, so longer batches share one memo entry: n only
+# caps the instances per group (at most 1024) and rows per group (at most CLBIG_ADD_ROWS,
+# reached by n >= 256 * rows), so the plans are the same for any CLBIG_ADD_ROWS up to 256.
+N_CLASS = 1 << 16
+
+
+def addsub(ctx, op: str, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int,
+           want_flag: bool = False, out=None, ctl=None):
+    """(a ± b) mod 2**bits on n instances; a, b are device buffers of limbs with instance
+    strides sa, sb (0 broadcasts) and ma, mb limbs. Returns (out (n, mr) array, flags or None):
+    the flags as a numpy bool array, or with want_flag="device" as a uint8 device array of at
+    least n bytes, not read (the caller reads it with others: Context.get_many).
+    op "ctl": `ctl` is a device buffer of n control bytes (CTL_*), no flags."""
+    if (op == "ctl") != (ctl is not None) or (ctl is not None and want_flag):
+        raise ValueError("addsub: op 'ctl' takes a control buffer and gives no flags")
+    mr = P.ceil_div(bits, 32)
+    if out is None:
+        out = ctx.empty((n, mr), np.uint32)
+    flags = ctx.empty((max(n, 1),), np.uint8) if want_flag else None
+    if n == 0:
+        return out, (flags if want_flag == "device" else np.zeros(0, bool) if want_flag else None)
+    key = ("addsub", op, ma, mb, bits, want_flag, sa, sb, min(n, N_CLASS)) + P.env_values(_ENV)
+    got = memoized(ctx, key, lambda: _choose(ctx, op, ma, mb, bits, want_flag, sa, sb, min(n, N_CLASS)))
+    if not got:
+        raise RuntimeError(f"no addition kernel fits this device for {max(ma, mb, mr)} limbs")
+    pl, ks = got
+    flag_buf = flags.data if want_flag else (ctl if ctl is not None else out.data)  # unused when FLAG_LIMB is None
+    args = (a, np.uint64(sa), b, np.uint64(sb), out.data, flag_buf)
+    if len(ks) == 1:
+        launch(ctx, ks[0], pl.groups(n), pl.work_group, *args, out.data, np.uint32(n))
+    else:   # multi-group: block summaries, then the pass that applies them
+        blk = ctx.buffer(n * pl.G)
+        for k in ks:
+            launch(ctx, k, pl.groups(n), pl.work_group, *args, blk, np.uint32(n))
+    if want_flag == "device":
+        return out, flags
+    return out, (ctx.get(flags)[:n].astype(bool) if want_flag else None)
+
+
+def _choose(ctx, op, ma, mb, bits, want_flag, sa, sb, n):
+    """(plan, kernels) of the first plan whose kernels fit this device, else False; n is the
+    batch length's class (min(n, N_CLASS))."""
+    mr, top, flag_limb, flag_bit = _flag_params(bits, want_flag)
+    m_need = max(ma, mb, mr)
+    rows = _rows_plans(ctx, m_need, n, ma, mb, mr, sa, sb) if op != "ctl" else []   # no ctl rows mode
+    for pl in rows + list(P.scan_plans(ctx, m_need, n)):
+        per_item = 4 if (pl.mode == "rows" and not pl.chain) else pl.Q  # limbs of one instance
+        width = pl.IPI * per_item * pl.G
+        params = dict(OP=op, MA=ma, MB=mb, MR=mr, TOP_MASK=top, FLAG_LIMB=flag_limb,
+                      FLAG_BIT=flag_bit, FLAG_TOP=want_flag and flag_limb >= width,
+                      VEC_A=vec_ok(pl.Q, ma, sa), VEC_B=vec_ok(pl.Q, mb, sb), VEC_R=vec_ok(pl.Q, mr, mr),
+                      Q=pl.Q, IPI=pl.IPI, G=pl.G, CHAIN=pl.chain)
+        try:
+            if pl.mode in ("single", "rows"):
+                ks = (kernel(ctx, "add.cl.mako", "add_sub", pl.work_group, MODE=pl.mode, IPB=pl.IPB,
+                             **params),)
+            else:
+                ks = tuple(kernel(ctx, "add.cl.mako", "add_sub", pl.work_group, MODE=mode, IPB=1, **params)
+                           for mode in ("summary", "apply"))
+        except DoesNotFit:
+            continue
+        return pl, ks
+    return False
+
+
+def vec_ok(q: int, m: int, stride: int) -> bool:
+    """16-byte vector access is possible: whole, aligned vectors of 4 limbs per work-item."""
+    return q % 4 == 0 and m % 4 == 0 and stride % 4 == 0
+
+
+def _rows_plans(ctx, m_need, n, ma, mb, mr, sa, sb):
+    """Plans for the 16-byte row layout (MODE "rows" in add.cl.mako), 16-byte aligned operands
+    only: big instances as up to 16 chained rows of 4*256 limbs; small ones as R independent
+    rows of IPB instances each (CLBIG_ADD_ROWS tunes R)."""
+    if not all(x % 4 == 0 for x in (ma, mb, mr, sa, sb)):
+        return []
+    ipi = min(256, ctx.max_items)
+    if m_need > 4 * ipi:
+        rows = P.ceil_div(m_need, 4 * ipi)
+        return [P.Plan("rows", 4 * rows, ipi, 1, chain=True)] if rows <= 16 else []
+    ipi = m_need // 4
+    ipb = max(1, min(min(256, ctx.max_items) // ipi, n))
+    rows = min(P.env_ints("CLBIG_ADD_ROWS", (1,))[0], P.ceil_div(n, ipb))
+    return [P.Plan("rows", 4 * rows, ipi, ipb, chain=False)]

@@ -1,0 +1,51 @@
+"""Three-way comparison of limb vectors (LTop reduction)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..runtime import plan as P
+from .add_n import vec_ok
+from ..runtime.render import DoesNotFit, kernel, launch, memoized
+
+
+def compare3(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int) -> np.ndarray:
+    """Per instance: 0 where a == b, 1 where a < b, 2 where a > b (numpy uint8)."""
+    if n == 0:
+        return np.zeros(0, np.uint8)
+    out, fold = compare3_device(ctx, a, sa, ma, b, sb, mb, n)
+    return fold(ctx.get(out))
+
+
+def compare3_device(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int):
+    """compare3 launched, not read: (the device array of block results, fold), fold(its host
+    copy) giving compare3's answer; for reading it together with other results (n >= 1)."""
+    key = ("compare3", ma, mb, sa, sb, min(n, ctx.max_items)) + P.env_values(P.SCAN_ENV)
+    got = memoized(ctx, key, lambda: _choose(ctx, ma, mb, sa, sb, n))
+    if not got:
+        raise RuntimeError(f"no comparison kernel fits this device for {max(ma, mb)} limbs")
+    pl, k = got
+    out = ctx.empty((n * pl.G,), np.uint8)
+    launch(ctx, k, pl.groups(n), pl.work_group, a, np.uint64(sa), b, np.uint64(sb), out.data, np.uint32(n))
+
+    def fold(host: np.ndarray) -> np.ndarray:
+        res = host.reshape(n, pl.G)
+        if pl.G == 1:
+            return res[:, 0]
+        # The most significant block that differs decides.
+        nz = res != 0
+        top = pl.G - 1 - np.argmax(nz[:, ::-1], axis=1)
+        return np.where(nz.any(axis=1), res[np.arange(n), top], 0).astype(np.uint8)
+    return out, fold
+
+
+def _choose(ctx, ma, mb, sa, sb, n):
+    """(plan, kernel) of the first plan whose kernel fits this device, else False (memoized
+    per widths, strides and n up to the work-group limit, as scan_plans)."""
+    for pl in P.scan_plans(ctx, max(ma, mb), n):
+        try:
+            return pl, kernel(ctx, "compare.cl.mako", "compare", pl.work_group, MODE=pl.mode, Q=pl.Q,
+                              IPI=pl.IPI, IPB=pl.IPB, G=pl.G, MA=ma, MB=mb,
+                              VEC_A=vec_ok(pl.Q, ma, sa), VEC_B=vec_ok(pl.Q, mb, sb))
+        except DoesNotFit:
+            continue
+    return False

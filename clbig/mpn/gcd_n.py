@@ -1,0 +1,162 @@
+"""Batched GCD and modular inverse on limb vectors (the mpn layer under clbig.gcd).
+
+One work-item per instance runs Pornin's optimized binary GCD (kernels_cl/gcd.cl.mako): rounds
+of 30 binary steps decided on 64-bit approximations (the low 30 bits and the top 34 bits of the
+pair), whose 2x2 matrix (entries below 2^30) is then applied to the full numbers held in 30-bit
+digits. Every round is the same branch-free instruction stream for all instances, and the
+numbers lose about 30 bits per round: at most ceil((2 bitlen - 1) / 30) rounds (Pornin's bound;
+the kernel flags an instance that would exceed it, which the tests never see), on random input
+about 1.4 bitlen / 30. The inverse's cofactors (mod the odd modulus w) run the full length
+of w every round while the pair shrinks, so they are updated by the product of two rounds'
+matrices in one pass over both (half the passes; CLBIG_GCD_COF=1: every round) and reduced
+lazily (kept below 2w: one spare bit, so digits(limbs, spare=1)).
+
+Storage of the working digits (CLBIG_GCD_STORE=private|global overrides):
+  "private": arrays in the work-item's private memory (registers / the driver's local memory);
+  "global" : one scratch buffer, digit j of consecutive instances adjacent (coalesced).
+Both run the same functions (blocks/gcd.mako); the kernel is exact at any size. Each built
+specialisation is checked once per context on known answers (clbig/gcd_check.py through
+clbig/runtime/kernel_check.py; issue #33, a compiler fault of Intel's CPU runtime): a wrong private
+build falls back to the global storage, and where both are wrong gcd / invert are refused. Time grows
+with the square of the size and there is no cooperation between work-items, so one huge
+instance is slow (one work-item), but exact.
+"""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from ..runtime import kernel_check
+from ..runtime import plan as P
+from ..runtime.render import DoesNotFit, kernel, largest_fitting, launch
+from . import gcd_check
+
+DIG = 30                 # bits per digit in the kernel
+WG = 64                  # work-items per group aimed at (one instance each); CLBIG_GCD_WG overrides
+# Private arrays up to this many words per work-item (16 KiB: the inverse's five vectors to
+# ~24000 bits), else the global scratch. H200, 2026-11-24 (bench/results/gcd-h200-2026-11-24b.log,
+# 100,000 instances): private wins the gcd at 1024..8192 bits by 5-23% and the inverse by 12%
+# (1024 bits) to 70% (8192); on PoCL the global scratch is many times slower (strided rows of
+# one work-item's loop).
+PRIVATE_WORDS = 4096
+COF = 2                  # rounds whose matrices are multiplied before the cofactor update
+
+OK, FAIL, EVEN, ZERO = 1, 2, 4, 8
+
+
+def digits(limbs: int, spare: int = 0) -> int:
+    """30-bit digits holding `limbs` 32-bit limbs and `spare` bits more (at least 2: the
+    approximations and the inverse's 60-bit coefficients read two)."""
+    return max(2, P.ceil_div(32 * limbs + spare, DIG))
+
+
+def cofactor_rounds() -> int:
+    """Rounds per cofactor update of the inverse (CLBIG_GCD_COF=1|2 overrides): 2 halves the
+    passes over the cofactors (H200, bench/results/gcd-h200-2026-11-24b.log)."""
+    env = P.env("CLBIG_GCD_COF", "").strip()
+    if env in ("1", "2"):
+        return int(env)
+    if env:
+        raise ValueError(f"CLBIG_GCD_COF must be 1 or 2, not {env!r}")
+    return COF
+
+
+def storage(mode: str, m: int) -> str:
+    env = P.env("CLBIG_GCD_STORE", "").strip().lower()
+    if env in ("private", "global"):
+        return env
+    if env:
+        raise ValueError(f"CLBIG_GCD_STORE must be private or global, not {env!r}")
+    return "private" if _vectors(mode) * m <= PRIVATE_WORDS else "global"
+
+
+def _vectors(mode: str) -> int:
+    """Digit vectors per instance: x, y (and u, v, w for the inverse)."""
+    return 2 if mode == "gcd" else 5
+
+
+def _build(ctx, mode: str, m: int, store: str, wg0: int, cof: int):
+    """(kernel, wg, store) of one specialisation, as built (unchecked)."""
+    name = "gcd_batch" if mode == "gcd" else "inv_batch"
+    k, wg = largest_fitting(min(wg0, ctx.max_items),
+                            lambda wg: kernel(ctx, "gcd.cl.mako", name, wg, MODE=mode, M=m,
+                                              STORE=store, WG=wg, COF=cof))
+    return k, wg, store
+
+
+def _plan(ctx, mode: str, m: int, store: str):
+    """(kernel, wg, store) whose known answers are right on this device (clbig/runtime/kernel_check.py,
+    issue #33: Intel's CPU runtime miscompiled the private storage): the storage asked for,
+    else the global one; KernelFault where none is right."""
+    wg0 = P.env_ints("CLBIG_GCD_WG", (WG,))[0]
+    cof = cofactor_rounds() if mode == "inv" else 0
+    stores = [store] + (["global"] if store == "private" else [])
+    cands = [(f"{s} storage", functools.partial(_build, ctx, mode, m, s, wg0, cof),
+              functools.partial(_known_answers, ctx, mode, m)) for s in stores]
+    family = "gcd" if mode == "gcd" else "invert"
+    return kernel_check.checked(ctx, (family, f"M={m} digits", store, wg0, cof), cands)
+
+
+def _known_answers(ctx, mode: str, m: int, plan):
+    """None where the plan gives gcd_check's known answers, else the first wrong one."""
+    if mode == "gcd":
+        a, b, limbs, want = gcd_check.gcd_cases(m)
+        ok = [True] * len(want)
+    else:
+        a, b, limbs, want, ok = gcd_check.inv_cases(m)
+    n = len(a)
+    da, db = ctx.to_device(gcd_check.to_rows(a, limbs)), ctx.to_device(gcd_check.to_rows(b, limbs))
+    out = ctx.empty((n, limbs), np.uint32)
+    back = (np.uint32(limbs), np.uint32(32 * limbs)) if mode == "gcd" else ()
+    stat = _launch(ctx, plan, mode, n, m, (da.data, np.uint64(limbs), np.uint32(limbs), db.data,
+                                           np.uint64(limbs), np.uint32(limbs)), out, back)
+    got = gcd_check.from_rows(ctx.get(out))
+    return gcd_check.first_wrong(got, stat, want, ok, list(zip(a, b)))
+
+
+def _launch(ctx, plan, mode, n, m, args_front, out, args_back):
+    k, wg, store = plan
+    groups = P.ceil_div(n, wg)
+    np_ = groups * wg
+    scratch = ctx.buffer(4 * _vectors(mode) * m * np_) if store == "global" else ctx.buffer(4)
+    st = ctx.empty((n,), np.uint32)
+    launch(ctx, k, groups, wg, *args_front, out.data, *args_back, st.data, scratch,
+           np.uint64(np_), np.uint32(n))
+    return ctx.get(st)
+
+
+def _run(ctx, mode, n, m, store, args_front, out, args_back):
+    return _launch(ctx, _plan(ctx, mode, m, store), mode, n, m, args_front, out, args_back)
+
+
+def gcd(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, mr: int, cap: int, store=None):
+    """gcd(a_i, b_i) into an (n, mr) device array for n >= 1 instances (strides sa, sb: 0
+    broadcasts). Returns (out, stat): stat per instance, bit 0 set where the result's bit
+    length fits `cap` (where it is clear, that row of out is not written), bit 1 where the
+    round limit was exceeded (a bug), rounds << 8."""
+    m = digits(max(ma, mb))
+    store = store or storage("gcd", m)
+    out = ctx.empty((n, mr), np.uint32)
+    stat = _run(ctx, "gcd", n, m, store,
+                (a, np.uint64(sa), np.uint32(ma), b, np.uint64(sb), np.uint32(mb)),
+                out, (np.uint32(mr), np.uint32(cap)))
+    return out, stat
+
+
+def invert(ctx, a, sa: int, ma: int, w, sw: int, mw: int, n: int, store=None):
+    """a_i^-1 mod w_i into an (n, mw) device array (0 where there is none) for n >= 1
+    instances, ma <= mw (a may still be >= w). Returns (out, stat): stat bit 0 invertible,
+    bit 1 round limit exceeded (a bug), bit 2 even modulus (not computed), bit 3 zero
+    modulus; rounds << 8."""
+    if ma > mw:
+        raise ValueError(f"invert: a has {ma} limbs, more than the modulus' {mw}")
+    m = digits(mw, spare=1)               # the lazy cofactors reach 2w
+    store = store or storage("inv", m)
+    out = ctx.empty((n, mw), np.uint32)
+    stat = _run(ctx, "inv", n, m, store,
+                (a, np.uint64(sa), np.uint32(ma), w, np.uint64(sw), np.uint32(mw)), out, ())
+    return out, stat
+
+
+__all__ = ["gcd", "invert", "digits", "storage", "DoesNotFit", "OK", "FAIL", "EVEN", "ZERO"]

@@ -1,0 +1,199 @@
+"""Classical products in 51-bit FP64 digits, one work-item per instance (kernels_cl/mul52.cl.mako).
+
+For batches of small products (both operands together at most MAX_DIGITS digits: two 1071-bit
+operands) on devices with fast double precision, where it beats the int32 convolution:
+H200, 2026-11-25, 2^32-bit batches, µs (int32 classical against this):
+
+    2^9 bits  low half 955 / 605,  full 1752 / 829
+    2^10 bits low half 1169 / 861, full 2707 / 1535
+    2^11 bits low half 1563 / 1943 (a's digits in local memory; in registers they spill)
+
+and on PoCL (a 2-core Zen 5, 2026-11-25, 2^27-bit batches) 3-5.6x at 2^9 and 2^10, slower from 2^11.
+Squares too, although the int32 square kernels take each cross product once: H200, x*x, 1798
+against 869 µs at 2^9 bits, 2906 against 1533 at 2^10 (bench/results/coop-mul-h200-2026-11-25.log);
+PoCL on the CI machine's 2-core Zen 5, 2026-11-25, 2^15 squares of 512 bits 10.4 against 2.0 ms,
+2^14 of 1024 bits 9.9 against 3.2 (bench/README.md).
+mul_basecase asks `plan` first, then `coop_plan` (the cooperative kernel, mul52_coop.cl.mako,
+for larger products on GPUs); None from both leaves the product to the int32 kernels.
+CLBIG_MUL_RADIX=51 takes this path wherever it can run (up to FORCED_MAX_DIGITS), =30 or =32
+never (tests force each radix at every size).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import mont52
+from ..runtime import plan as P
+from ..runtime.render import DoesNotFit, kernel, launch, memoized
+
+D = mont52.D
+MAX_DIGITS = 42
+FORCED_MAX_DIGITS = 96   # CLBIG_MUL_RADIX=51 stops here too
+# One item per instance: a GPU needs this many instances per compute unit to hide latency
+# (fewer go to the int32 kernels, which spread an instance over several items).
+GPU_ROWS_PER_CU = 256
+
+
+def _digits(m: int) -> int:
+    return P.ceil_div(32 * m, D)
+
+
+def _device(ctx) -> tuple[bool, bool, int]:
+    """(exact FP64 fma, fast FP64, compute units): device queries, once per context (plan runs
+    for every classical product, Newton's steps included)."""
+    return memoized(ctx, ("mul_fp64.device",), lambda: (
+        mont52.usable(ctx), mont52.fast_fp64(ctx), int(ctx.device.max_compute_units)))
+
+
+def plan(ctx, ma: int, mb: int, mr: int, n: int, square: bool) -> dict | None:
+    """The template parameters for (a * b) mod 2^(32 mr), or None where the int32 kernels
+    should run it."""
+    radix = P.env("CLBIG_MUL_RADIX", "auto").strip()
+    force = radix == "51"
+    if (radix not in ("auto", "51")
+            or P.env("CLBIG_MUL52_COOP", "").strip() == "1"):   # the cooperative one
+        return None
+    exact, fast, units = _device(ctx)
+    if not exact:
+        return None
+    ma, mb = min(ma, mr), min(mb, mr)   # limbs past mr do not reach the result
+    na, nb = _digits(ma), _digits(mb)
+    gpu = P.is_gpu(ctx)
+    if na + nb > FORCED_MAX_DIGITS:   # unrolled code grows as na * nb: compile times of minutes
+        return None
+    if not force:
+        if na + nb > MAX_DIGITS or not fast or (gpu and n < GPU_ROWS_PER_CU * units):
+            return None
+    # GPUs stage rows through local memory for coalesced accesses; CPUs read their own rows
+    # (barriers cost there). a's digits live in local memory on CPUs, and on GPUs for low
+    # halves of more than 32 digits in all (H200 2^10 low: 861 against 1139 µs; full products
+    # keep them in registers: 1535 against 1634).
+    # CLBIG_MUL52_STAGE and _XLOC (0/1) override both choices (tests run every variant).
+    stage = P.env_count("CLBIG_MUL52_STAGE", int(gpu))
+    xloc = P.env_count("CLBIG_MUL52_XLOC", int(not gpu or (mr < ma + mb and na + nb > 32)))
+    return dict(MA=ma, MB=mb, MR=mr, STAGE=int(bool(stage)), XLOC=int(bool(xloc)))
+
+
+# The cooperative kernel (mul52_coop.cl.mako): several items per instance, for operands whose
+# digits one item cannot hold in registers. Taken on GPUs with fast FP64 for full products of
+# COOP_MIN..COOP_MAX digits in all, squares to COOP_SQR_MAX_DIGITS and low halves from
+# COOP_LOW_MIN_DIGITS. H200, 2026-11-25, 2^32-bit batches,
+# µs, int32 classical against this (bench/results/coop-mul-h200-2026-11-25.log):
+#
+#     2^11 full 3177 / 2654 (W 8, C 6, 32 instances per group)
+#     2^12 full 5742 / 3754 (W 8, C 12, 16 per group)
+#     2^13 full 9049 / 6107 (W 8, C 16, 8 per group)
+#     2^14 full 15802 (the NTT) / 11288 (W 8, C 32, 4 per group; C 16: 12770, C 48: 12385)
+#     2^15 full 15285 (the NTT) / 21796 (best of C 32, 64, 128)
+#     2^11 low 1568 / 1579, 2^12 low 2498 / 2380, 2^10 low 869 (mul52) / 1337: low halves only
+#     from 2^13 (COOP_LOW_MIN_DIGITS)
+#
+# More items per instance win as long as the blocks go round (C about half the blocks, to 16
+# while a group holds 8 instances or more, then 32): local memory (the digit rows) caps the
+# instances a compute unit holds, so its warps come from items. In 2^32-bit batches this
+# kernel's time grows as the bits and the NTT's stays flat, so the NTT takes full products
+# from NTT_FROM_BITS (about where 11.3 ms at 2^14 doubling meets 15.3-15.8 ms) on devices
+# that take this kernel (mul_n.crossovers). CLBIG_MUL52_COOP=1 takes it wherever it can run
+# (tests), =0 never; _W, _C, _IPB override the shape.
+COOP_W = 8
+COOP_MIN_DIGITS = MAX_DIGITS + 1
+COOP_MAX_DIGITS = 900   # both operands together (two 22900-bit operands): past NTT_FROM_BITS
+NTT_FROM_BITS = 22528
+# Squares (x*x: the int32 square kernel takes each cross product once) only to 2^13 bits:
+# H200, 2^32-bit batches, int32 square against this kernel 2885 / 2463 µs at 2^11, 4193 / 3887
+# at 2^12, 6799 / 6047 at 2^13, 9868 / 11270 at 2^14.
+COOP_SQR_MAX_DIGITS = 330
+# Low halves (mod 2^bits below the full product) from two 2^13-bit operands: int32 against this,
+# 2^12 2496 / 2363 (C 8), 2^13 4499 / 3897 (C 16), 2^14 7948 / 6849 (C 32); the NTT keeps them
+# from 2^15 bits (ntt_from_bits_low), where this kernel would about tie it.
+COOP_LOW_MIN_DIGITS = 320
+
+
+def _coop_setting() -> str | None:
+    """"force" (CLBIG_MUL52_COOP=1 or CLBIG_MUL_RADIX=51), "auto", or None (CLBIG_MUL52_COOP=0,
+    or another radix forced)."""
+    want = P.env("CLBIG_MUL52_COOP", "auto").strip()
+    radix = P.env("CLBIG_MUL_RADIX", "auto").strip()
+    if want == "0" or radix not in ("auto", "51"):
+        return None
+    return "force" if want == "1" or radix == "51" else "auto"
+
+
+def coop_auto(ctx) -> bool:
+    """Whether auto takes the cooperative kernel for large batches of full products here."""
+    exact, fast, _ = _device(ctx)
+    return bool(exact and fast and P.is_gpu(ctx) and _coop_setting())
+
+
+def coop_plan(ctx, ma: int, mb: int, mr: int, n: int, square: bool) -> dict | None:
+    """The cooperative kernel's parameters for (a * b) mod 2^(32 mr), or None where the other
+    kernels should run it."""
+    setting = _coop_setting()
+    if setting is None:
+        return None
+    force = setting == "force"
+    exact, fast, units = _device(ctx)
+    ma, mb = min(ma, mr), min(mb, mr)
+    na, nb = _digits(ma), _digits(mb)
+    nc = min(na + nb, P.ceil_div(32 * mr, D))
+    if not exact or na + nb > COOP_MAX_DIGITS:
+        return None
+    low = mr < ma + mb
+    if not force and (not fast or not P.is_gpu(ctx)
+                      or not (COOP_LOW_MIN_DIGITS if low else COOP_MIN_DIGITS) <= na + nb
+                      or (square and na + nb > COOP_SQR_MAX_DIGITS)
+                      or n < GPU_ROWS_PER_CU * units // 4):
+        return None
+    w = max(1, P.env_count("CLBIG_MUL52_COOP_W", COOP_W))
+    blocks = P.ceil_div(nc, w)
+    # a low half's blocks cost from 1 to NA steps: the longest alone bounds an item, so more
+    # items than for a full product's (H200: 2^13 C 16 3897 µs, C 8 4603, C 24 4550)
+    c = (min(32, max(1, 3 * blocks // 4)) if low else
+         min(16 if blocks <= 48 else 32, P.ceil_div(blocks, 2)))
+    c = max(1, P.env_count("CLBIG_MUL52_COOP_C", c))
+    ipb = max(1, P.env_count("CLBIG_MUL52_COOP_IPB", 32))
+    while ipb > 1 and (c * ipb > min(ctx.max_items, 256)
+                       or _coop_local_bytes(na, nb, nc, w, ipb) > ctx.local_mem):
+        ipb //= 2
+    if c * ipb > ctx.max_items or _coop_local_bytes(na, nb, nc, w, ipb) > ctx.local_mem:
+        return None
+    return dict(MA=ma, MB=mb, MR=mr, W=w, C=c, IPB=ipb)
+
+
+def _coop_local_bytes(na: int, nb: int, nc: int, w: int, ipb: int) -> int:
+    rows = (na | 1) + ((nb + 2 * (w - 1)) | 1)
+    cols = (nc + P.ceil_div(nc, w)) | 1
+    return 8 * ipb * (rows + cols)
+
+
+def coop_mul(ctx, p: dict, a, sa: int, b, sb: int, out, n: int, top: int) -> bool:
+    """Launch the product planned by `coop_plan` into `out`; False when the kernel does not fit."""
+    wg = p["C"] * p["IPB"]
+    try:
+        k = kernel(ctx, "mul52_coop.cl.mako", "mul52c", wg, TOP_MASK=top, **p)
+    except DoesNotFit:
+        return False
+    launch(ctx, k, P.ceil_div(n, p["IPB"]), wg, a, np.uint64(sa), b, np.uint64(sb), out.data,
+           np.uint64(out.shape[1]), np.uint32(n))
+    return True
+
+
+def _local_bytes(p: dict, wg: int) -> int:
+    stage = wg * (max(p["MA"], p["MB"], p["MR"]) | 1) * 4 if p["STAGE"] else 0
+    return stage + (wg * _digits(p["MA"]) * 8 if p["XLOC"] else 0)
+
+
+def mul(ctx, p: dict, a, sa: int, b, sb: int, out, n: int, top: int) -> bool:
+    """Launch the product planned by `plan` into `out` ((n, MR) limbs, its top limb masked by
+    `top`); False when no work-group size fits the device (the caller takes another path)."""
+    for wg in (128, 64, 32, 16, 8, 4, 2, 1):
+        if wg > ctx.max_items or _local_bytes(p, wg) > ctx.local_mem:
+            continue
+        try:
+            k = kernel(ctx, "mul52.cl.mako", "mul52", wg, TOP_MASK=top, WG=wg, **p)
+        except DoesNotFit:
+            continue
+        launch(ctx, k, P.ceil_div(n, wg), wg, a, np.uint64(sa), b, np.uint64(sb), out.data,
+               np.uint64(out.shape[1]), np.uint32(n))
+        return True
+    return False

@@ -1,0 +1,114 @@
+"""Multiplication of limb vectors by the best algorithm for the size (GMP's mpn_mul).
+
+`mul` has the contract of every multiplication module (mul_basecase, mul_ntt, mul_ssa):
+(a * b) mod 2**bits for n instances of ma- and mb-limb operands with instance strides sa, sb
+(0 broadcasts), returned as an (n, ceil(bits/32)) uint32 device array. Division and the
+user-facing layer call this, never one algorithm directly, so they get the fastest one.
+
+"auto" goes by the bits of the smaller operand that take part (a product mod 2**bits reads
+only the low bits of each operand): classical below `ntt_from_bits` (`ntt_from_bits_low` for
+clipped products, `_few` for batches too small to fill the device), the NTT from there, SSA
+from `ssa_from_bits`, each only where it can run on this device. The crossovers come from
+`python -m clbig tune` for this device (a JSON file in the user's cache folder), else from the
+defaults below, measured on an NVIDIA H100 (bench/results/).
+"""
+from __future__ import annotations
+
+
+from . import mul_basecase, mul_fp64, mul_ntt, mul_ssa
+from ..runtime import plan as P
+from ..runtime import tuned as tune
+from ..runtime.render import memoized
+# The defaults and the tuning file live with the other tuned values (runtime.tuned); these names
+# stay here for the callers that ask mul_n.
+from ..runtime.tuned import ALGORITHMS, DEFAULT_CROSSOVERS, device_key, tuning_file  # noqa: F401
+
+
+def crossovers(ctx) -> dict:
+    """This device's crossovers: tuned ones where present, else the defaults (cached on ctx).
+    Where the cooperative FP64 kernel runs full products (mul_fp64.coop_auto, read once per
+    context), the NTT takes them later unless a tuning says otherwise (tuning times the
+    classical path that auto takes)."""
+    got = ctx.__dict__.get("_mul_crossovers")
+    if got is None:
+        got = dict(DEFAULT_CROSSOVERS)
+        if mul_fp64.coop_auto(ctx):
+            got["ntt_from_bits"] = mul_fp64.NTT_FROM_BITS
+        got.update(tune.tuned(ctx))   # a file of the wrong shape is ignored with a warning
+        ctx._mul_crossovers = got
+    return got
+
+
+# What the NTT's and SSA's `supports` read beyond the context's fixed limits: tuning
+# overrides from the environment and module settings that tests patch. Part of why_not's key.
+_NTT_ENV = ("CLBIG_NTT_FIELD", "CLBIG_NTT_POINTS")
+_SSA_ENV = ("CLBIG_SSA_K", "CLBIG_SSA_Q", "CLBIG_SSA_LEVELS")
+
+
+def why_not(ctx, algorithm: str, ma: int, mb: int, bits: int) -> str | None:
+    """None when `algorithm` can run this product on this device, else the reason. Memoized
+    per context (choose asks it for every product: ~5 µs of planning each time)."""
+    if algorithm == "classical":
+        return None
+    if algorithm == "ntt":
+        key = (("mul_n.why_not", "ntt", ma, mb, bits) + P.env_values(_NTT_ENV)
+               + tuple([f.max_log for f in mul_ntt.FIELDS.values()]))
+    else:
+        key = ("mul_n.why_not", "ssa", ma, mb, bits, mul_ssa._limits) + P.env_values(_SSA_ENV)
+    module = mul_ntt if algorithm == "ntt" else mul_ssa
+    return memoized(ctx, key, lambda: module.supports(ctx, ma, mb, bits))
+
+
+def check_algorithm(algorithm: str) -> str:
+    if algorithm not in ("auto",) + ALGORITHMS:
+        raise ValueError(f"unknown multiplication algorithm {algorithm!r}; choose from auto, "
+                         + ", ".join(ALGORITHMS))
+    return algorithm
+
+
+# Too few instances to fill the device with one work-group each: a classical product of one
+# huge pair runs on one group per instance's chunks, so the NTT wins much earlier.
+few = P.few
+
+
+def clipped(ma: int, mb: int, bits: int) -> bool:
+    """A product mod 2^bits that keeps at most about the longer operand's limbs (a low half)."""
+    return P.ceil_div(bits, 32) <= max(ma, mb) + 1 < ma + mb
+
+
+def choose(ctx, ma: int, mb: int, bits: int, n: int = 1 << 30, ssa: bool = True) -> str:
+    m = min(ma, mb, P.ceil_div(bits, 32)) * 32
+    x = crossovers(ctx)
+    suffix = "_few" if few(ctx, n) else ""
+    kind = ("_low" if clipped(ma, mb, bits) else "") + suffix
+    prefer = ["classical"]
+    if m >= x["ntt_from_bits" + kind]:
+        prefer = ["ntt", "ssa", "classical"]
+    if m >= x["ssa_from_bits" + suffix]:
+        prefer = ["ssa", "ntt", "classical"]
+    won = x.get("winners" + kind, {}).get(str(m.bit_length() - 1))
+    if won in ALGORITHMS:
+        prefer = [won] + [a for a in prefer if a != won]
+    return next(a for a in prefer if (ssa or a != "ssa") and why_not(ctx, a, ma, mb, bits) is None)
+
+
+def mul(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int, algorithm: str = "auto"):
+    if check_algorithm(algorithm) == "auto":
+        algorithm = choose(ctx, ma, mb, bits, n)
+    else:
+        why = why_not(ctx, algorithm, ma, mb, bits)
+        if why:
+            raise ValueError(f"algorithm={algorithm!r} cannot multiply {ma * 32}-bit by "
+                             f"{mb * 32}-bit operands (mod 2^{bits}) on {ctx.name}: {why}")
+    if algorithm == "ntt":
+        return mul_ntt.mul(ctx, a, sa, ma, b, sb, mb, n, bits)
+    if algorithm == "ssa":
+        return mul_ssa.mul(ctx, a, sa, ma, b, sb, mb, n, bits, pointwise=pointwise)
+    return mul_basecase.mul(ctx, a, sa, ma, b, sb, mb, n, bits)
+
+
+def pointwise(ctx, a, sa, ma, b, sb, mb, n, bits):
+    """SSA's batch of pointwise products: classical or NTT as auto would pick, never SSA
+    again (its pieces are much shorter than its operands, so recursion would end, but a batch
+    engine is what the pieces want)."""
+    return mul(ctx, a, sa, ma, b, sb, mb, n, bits, choose(ctx, ma, mb, bits, n, ssa=False))

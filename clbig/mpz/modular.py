@@ -1,0 +1,337 @@
+"""Modular products and powers (the mpz layer over clbig.mont): powmod, mulmod, Modulus.
+
+Coercion and broadcasting as for the other operations (any operand a BigIntArray, an int /
+mpz or a list; length one broadcasts), exact semantics for every modulus m >= 1:
+
+* odd m: Montgomery arithmetic on the device: clbig.mont52 (FP64 digit products) where the
+  device is fast in FP64 and the moduli fit its registers, else clbig.mont (int32 limbs); both
+  take the same calls (`_kernel`). R^2 mod m, for the chosen kernel's R, comes from one batch
+  division on the device (clbig.divmod of the broadcast R^2).
+* even m = 2^s m_o: CRT of a^e mod m_o (Montgomery, m_o odd, possibly 1) and a^e mod 2^s (the
+  same kernel modulo B^NP, no reduction); the two residues are joined on the host for those
+  rows only, x = x1 + m_o ((x2 - x1) m_o^-1 mod 2^s), a few products per row against the
+  thousands of a power. mulmod's even rows take clbig.mul then clbig.mod.
+* moduli too long for one work-group (mont.plan returns None): square-and-multiply from
+  clbig's mul and divmod, every step exact.
+
+Modulus(m) does the per-modulus work once (the zero check, the parity of each row, R^2 mod m
+on the device, the even rows' split) and is accepted wherever m is: repeated calls on the same
+moduli pay it once. A zero modulus raises ValueError naming its first index before anything
+is computed; a > m is reduced first where a has more limbs than the kernel's residues.
+Results have capacity m.bits; plain ints in give an int out.
+"""
+from __future__ import annotations
+
+import gmpy2
+import numpy as np
+
+from ..mpn import mont, mont52
+from . import ops
+from .array import BigIntArray, array
+from .ops import _coerce, _is_scalar
+from .dispatch import rows
+
+
+def _limb0(m: BigIntArray) -> np.ndarray:
+    """Limb 0 of every row (one strided copy, not the whole array)."""
+    n = len(m)
+    host = np.empty(n, np.uint32)
+    if n:
+        m.ctx.copy(host, m.data.base_data, buffer_origin=(m.data.offset, 0, 0), host_origin=(0, 0, 0),
+                   region=(4, n, 1), buffer_pitches=(4 * m.m, 0), host_pitches=(4, 0))
+    return host
+
+
+class Modulus:
+    """A batch of moduli with what modular arithmetic needs of them, computed once:
+    `m` (the BigIntArray), `odd` (numpy bool per row), R^2 mod m for the Montgomery kernels
+    (on the device, per residue length), and for even rows their odd part and power of two."""
+
+    def __init__(self, m, ctx=None):
+        if isinstance(m, Modulus):
+            m = m.m
+        ctx = m.ctx if isinstance(m, BigIntArray) else (ctx or ops.current_context())
+        if getattr(ctx, "is_multi", False):
+            # Several devices: the moduli as a SplitArray; each piece an operation runs on makes
+            # (and keeps) a Modulus of its own device (clbig.multi.piece).
+            arr = m if isinstance(m, BigIntArray) else array([m] if _is_scalar(m) else list(m), ctx=ctx)
+            for test, why in (("eq", "modulus is 0 at index {}"), ("lt", "operand m: element {} is negative "
+                                                                   "(this operation takes non-negative integers only)")):
+                bad = ops.compare(arr, 0, test)
+                if bad.any():
+                    raise ValueError(why.format(int(np.argmax(bad))))
+            self.m, self.ctx, self._host, self._r2, self._even, self._odd_part = arr, ctx, None, {}, None, None
+            self.n, self.bits, self.nm = len(arr), arr.bits, arr.m
+            self.odd = (arr.to_limbs(magnitude=True)[:, 0] & 1).astype(bool)
+            return
+        if _is_scalar(m) or isinstance(m, (list, tuple)):
+            vals = [m] if _is_scalar(m) else list(m)
+            arr = _coerce(vals, ctx, "m")               # type / sign errors first
+            zero = [i for i, v in enumerate(vals) if v == 0]
+            if zero:
+                raise ValueError(f"modulus is 0 at index {zero[0]}")
+            self._host = [int(v) for v in vals]
+            self.odd = np.array([v & 1 for v in self._host], dtype=bool)
+        else:
+            arr = _coerce(m, ctx, "m")
+            z = ops.compare(arr, 0, "eq")
+            if z.any():
+                raise ValueError(f"modulus is 0 at index {int(np.argmax(z))}")
+            self._host = None
+            self.odd = (_limb0(arr) & 1).astype(bool)
+        self.m, self.ctx = arr, ctx
+        self.n, self.bits, self.nm = len(arr), arr.bits, arr.m
+        self._r2 = {}          # log2 R -> R^2 mod m (BigIntArray)
+        self._even = None
+        self._odd_part = None
+
+    def __len__(self):
+        return self.n
+
+    def __repr__(self):
+        return f"clbig.Modulus(n={self.n}, bits={self.bits}, even rows={int((~self.odd).sum())})"
+
+    def shape(self):
+        """The int32 Montgomery kernel's (Q, C) for these moduli on this context, or None (no
+        shape of one work-group)."""
+        return mont.shape(self.ctx, self.nm)
+
+    def r2(self, rbits: int) -> BigIntArray:
+        """R^2 mod m for R = 2^rbits: one batch division on the device, kept."""
+        r = self._r2.get(rbits)
+        if r is None:
+            r = self._r2[rbits] = ops.mod(1 << (2 * rbits), self.m)
+        return r
+
+    def values(self) -> list[int]:
+        if self._host is None:
+            self._host = self.m.tolist()
+        return self._host
+
+    def even_split(self):
+        """(rows, odd parts, powers of two s) of the even moduli (rows index the moduli)."""
+        if self._even is None:
+            rows = np.nonzero(~self.odd)[0]
+            vals = self.values()
+            mo, s = [], []
+            for i in rows:
+                v = vals[int(i)]
+                k = (v & -v).bit_length() - 1
+                mo.append(v >> k)
+                s.append(k)
+            self._even = (rows, mo, s)
+        return self._even
+
+    def odd_part(self):
+        """(k, Modulus of m_o) for one even modulus m = 2^k m_o (n == 1), kept: repeated
+        powmods with this Modulus pay m_o's R^2 once."""
+        if self._odd_part is None:
+            rows, mo, s = self.even_split()
+            self._odd_part = (s[0], Modulus(mo[0], self.ctx))
+        return self._odd_part
+
+
+def _broadcast(*arrs):
+    lens = [len(x) for x in arrs]
+    long = {L for L in lens if L != 1}
+    if len(long) > 1:
+        raise ValueError(f"length mismatch: {', '.join(map(str, lens))} (broadcasting needs equal "
+                         "lengths or length 1)")
+    n = long.pop() if long else 1
+    return n, [0 if (L == 1 and n != 1) else x.m for L, x in zip(lens, arrs)]
+
+
+def _context(*xs):
+    for x in xs:
+        if isinstance(x, Modulus):
+            return x.ctx
+        if isinstance(x, BigIntArray):
+            return x.ctx
+    return ops.current_context()
+
+
+def _kernel(ctx, M: Modulus, n: int, coop: bool = False):
+    """(module, plan, fit, rbits) of the Montgomery kernel for n instances of M's moduli:
+    clbig.mont52 where it is wanted and fits (mont52.wanted), else clbig.mont; plan None where
+    neither fits one work-group. Both modules take the same calls; fit is the most limbs an
+    operand may have (it must be below R), rbits is log2 R (R^2 mod m is computed for it).
+    coop (powmod): mont52 may spread an instance over several items (mont52.wanted_coop)."""
+    if mont52.wanted(ctx, M.nm, n):
+        pl = mont52.plan(ctx, M.nm, n, coop=coop and mont52.wanted_coop(ctx, M.nm, n))
+        if pl is not None:
+            return mont52, pl, mont52.fit(pl), mont52.rbits(pl)
+    pl = mont.plan(ctx, M.nm, n)
+    return mont, pl, pl and pl["NP"], pl and 32 * pl["NP"]
+
+
+def _fit(x: BigIntArray, M: Modulus, np_limbs: int) -> BigIntArray:
+    """x itself when its limbs fit the residues (any value below R will do), else x mod m."""
+    return x if x.m <= np_limbs else ops.mod(x, M.m)
+
+
+def _rows(x: BigIntArray, idx: np.ndarray, host=None) -> list[int]:
+    """Values of x at batch rows idx (a length-one x broadcasts)."""
+    vals = host if host is not None else x.tolist()
+    return [vals[int(i) if len(vals) > 1 else 0] for i in idx]
+
+
+def _patch(ctx, out, idx: np.ndarray, vals: list[int], bits: int):
+    """out (n, nm device array) with rows idx replaced by vals."""
+    host = ctx.get(out)
+    m = host.shape[1]
+    for i, v in zip(idx, vals):
+        host[int(i)] = np.frombuffer(int(v).to_bytes(4 * m, "little"), dtype="<u4")
+    return ctx.to_device(host)
+
+
+def _python_base(x: BigIntArray, M: "Modulus") -> BigIntArray:
+    """A base or factor with negative elements reduced mod m first (floor: 0 <= x < m), as
+    Python's pow(-2, 3, 5) == 2; non-negative arrays pass through untouched."""
+    if x.neg is None or not x.neg.any():
+        return x
+    return ops.mod(x, M.m)       # Modulus has refused a zero modulus already
+
+
+# -- powmod -------------------------------------------------------------------------------
+@rows("mod")
+def powmod(a, e, m):
+    """a^e mod m per element (pow(a, e, m)); e >= 0, any m >= 1 (a Modulus too). Capacity
+    m.bits; three plain ints give an int. ValueError names the first zero modulus."""
+    if _is_scalar(a) and _is_scalar(e) and _is_scalar(m):
+        if m == 0:
+            raise ValueError("modulus is 0 at index 0")
+        return powmod([a], [e], [m]).tolist()[0]
+    ctx = _context(m, a, e)
+    M = m if isinstance(m, Modulus) else Modulus(m, ctx)
+    if M.ctx is not ctx:
+        raise ValueError(f"modulus lives in {M.ctx!r}, not in {ctx!r}: arrays from two contexts cannot mix")
+    a, e = _python_base(_coerce(a, ctx, "a", signed=True), M), _coerce(e, ctx, "e")
+    n, (sa, se, sm) = _broadcast(a, e, M.m)
+    if n == 0:
+        return BigIntArray(ctx, ctx.empty((0, M.nm)), M.bits)
+    K, pl, fit, rbits = _kernel(ctx, M, n, coop=True)
+    if pl is None:
+        return _powmod_composed(a, e, M, n)
+    a = _fit(a, M, fit)
+    sa = 0 if (len(a) == 1 and n != 1) else a.m
+    if M.n == 1 and not M.odd[0]:
+        shared = _powmod_even_shared(ctx, a, sa, e, se, M, n)
+        if shared is not None:
+            return shared
+    r2 = M.r2(rbits)
+    out = K.powmod(ctx, pl, a.data.data, sa, a.m, e.data.data, se, e.m, M.m.data.data, sm, M.nm,
+                   r2.data.data, sm, n)
+    if not M.odd.all():
+        out = _powmod_even(ctx, out, a, e, M, n)
+    return BigIntArray(ctx, out, M.bits)
+
+
+def _powmod_even(ctx, out, a, e, M: Modulus, n: int):
+    """Rows with an even modulus, by CRT of the odd part and the power of two."""
+    rows, mo, s = M.even_split()
+    idx = np.arange(n) if M.n == 1 else rows                  # batch rows to redo
+    if M.n == 1:
+        mo, s = mo * n, s * n
+    av, ev = _rows(a, idx), _rows(e, idx)
+    x1 = powmod(av, ev, mo).tolist()                          # odd part (m_o may be 1)
+    smax = max(s)
+    nm2 = -(-smax // 32)
+    pl = mont.plan(ctx, nm2, len(idx), pow2=True)
+    A, E = array(av, ctx=ctx), array(ev, ctx=ctx)
+    ma = min(A.m, pl["NP"])                                   # a mod B^NP: its low limbs
+    x2 = BigIntArray(ctx, mont.powmod(ctx, pl, A.data.data, A.m, ma, E.data.data, E.m, E.m, None, 0,
+                                      nm2, None, 0, len(idx), pow2=True), 32 * nm2).tolist()
+    vals = []
+    for r1, r2, o, k in zip(x1, x2, mo, s):
+        t = 1 << k
+        h = ((r2 - r1) * int(gmpy2.invert(o, t))) % t if k else 0
+        vals.append(r1 + o * h)
+    return _patch(ctx, out, idx, vals, M.bits)
+
+
+def _powmod_even_shared(ctx, a, sa: int, e, se: int, M: Modulus, n: int):
+    """a^e mod m for one even modulus m = 2^k m_o shared by the batch, all on the device: x1 =
+    a^e mod m_o (Montgomery), x2 = a^e mod 2^k (the power-of-two kernel), joined by the CRT as
+    x1 + m_o ((x2 - x1) m_o^-1 mod 2^k) in batch operations. (The per-row path below joins on
+    the host, one Python int at a time: fine for a few even rows, not for a whole batch.)
+    None where the power-of-two kernel has no plan (the caller's per-row path then runs)."""
+    k, Mo = M.odd_part()
+    mo = Mo.values()[0]
+    nm2 = -(-k // 32)
+    pl = mont.plan(ctx, nm2, n, pow2=True)
+    if pl is None:
+        return None
+    mask = (1 << k) - 1
+    x2 = BigIntArray(ctx, mont.powmod(ctx, pl, a.data.data, sa, min(a.m, pl["NP"]), e.data.data, se,
+                                      e.m, None, 0, nm2, None, 0, n, pow2=True), 32 * nm2) & mask
+    if mo == 1:
+        res = x2
+    else:
+        x1 = powmod(a, e, Mo)
+        d = ((x2 + (mask + 1)) - (x1 & mask)) & mask          # (x2 - x1) mod 2^k, non-negative
+        res = x1 + ((d * int(gmpy2.invert(mo, mask + 1))) & mask) * mo
+    out, _ = ops.add_fixed(res, 0, bits=M.bits)                # m's capacity; res < m
+    return out
+
+
+def _powmod_composed(a, e, M: Modulus, n: int):
+    """Left-to-right square-and-multiply from clbig.mul and clbig.mod: moduli too long for the
+    Montgomery kernels. Rows whose exponent bit is clear multiply by 1 (x * (a bit + 1 - bit))."""
+    ctx, m = M.ctx, M.m
+    a = ops.mod(a, m)
+    ev = e.tolist()
+    x = ops.mod(1, m)
+    for bit in reversed(range(max(v.bit_length() for v in ev))):
+        x = ops.mod(ops.mul(x, x), m)
+        on = [(v >> bit) & 1 for v in ev]
+        if not any(on):
+            continue
+        f = a if all(on) else ops.add(ops.mul(a, on), [1 - b for b in on])
+        x = ops.mod(ops.mul(x, f), m)
+    if len(x) != n:                                        # every operand but a broadcast
+        x, _ = ops.add_fixed(x, [0] * n, bits=M.bits)
+    return BigIntArray(ctx, x.data, M.bits)
+
+
+# -- mulmod -------------------------------------------------------------------------------
+@rows("mod")
+def mulmod(a, b, m):
+    """(a * b) mod m per element in one pass (Montgomery, no full product in memory) for odd
+    m; even m and moduli too long for one work-group by clbig.mul then clbig.mod. Capacity
+    m.bits; three plain ints give an int."""
+    if _is_scalar(a) and _is_scalar(b) and _is_scalar(m):
+        if m == 0:
+            raise ValueError("modulus is 0 at index 0")
+        return mulmod([a], [b], [m]).tolist()[0]
+    ctx = _context(m, a, b)
+    M = m if isinstance(m, Modulus) else Modulus(m, ctx)
+    if M.ctx is not ctx:
+        raise ValueError(f"modulus lives in {M.ctx!r}, not in {ctx!r}: arrays from two contexts cannot mix")
+    a = _python_base(_coerce(a, ctx, "a", signed=True), M)
+    b = _python_base(_coerce(b, ctx, "b", signed=True), M)
+    n, _ = _broadcast(a, b, M.m)
+    if n == 0:
+        return BigIntArray(ctx, ctx.empty((0, M.nm)), M.bits)
+    if M.n == 1 and not M.odd[0]:   # one even modulus: every row by mul and mod
+        return _mulmod_composed(a, b, M, n)
+    K, pl, fit, rbits = _kernel(ctx, M, n)
+    if pl is None:
+        return _mulmod_composed(a, b, M, n)
+    a, b = _fit(a, M, fit), _fit(b, M, fit)
+    n, (sa, sb, sm) = _broadcast(a, b, M.m)
+    r2 = M.r2(rbits)
+    out = K.mulmod(ctx, pl, a.data.data, sa, a.m, b.data.data, sb, b.m, M.m.data.data, sm, M.nm,
+                   r2.data.data, sm, n)
+    if not M.odd.all():
+        idx = np.arange(n) if M.n == 1 else np.nonzero(~M.odd)[0]
+        mv = _rows(M.m, idx, M.values())
+        vals = ops.mod(ops.mul(_rows(a, idx), _rows(b, idx)), mv).tolist()
+        out = _patch(ctx, out, idx, vals, M.bits)
+    return BigIntArray(ctx, out, M.bits)
+
+
+def _mulmod_composed(a, b, M: Modulus, n: int):
+    x = ops.mod(ops.mul(a, b), M.m)
+    if len(x) != n:
+        x, _ = ops.add_fixed(x, [0] * n, bits=M.bits)
+    return BigIntArray(M.ctx, x.data, M.bits)

@@ -1,0 +1,36 @@
+"""A context's memo of launch plans and chosen kernels, kept beside its built programs."""
+from __future__ import annotations
+
+
+class DoesNotFit(Exception):
+    """A kernel specialisation exceeds this device's limits; the caller plans another path."""
+
+
+# The key in ctx._programs under which `memo` keeps a context's launch plans: the same shape
+# as a kernel's key (template, name, parameters), so tools that walk _programs still can, and
+# clearing _programs (a sweep of settings) forgets the plans with the kernels.
+_MEMO = ("", "memo", ())
+
+
+def memo(ctx) -> dict:
+    """This context's memo of launch plans and chosen kernels (issue 14: planning a launch cost
+    10-30 µs of Python per call). Keys are tuples naming the planner first and then everything
+    its choice depends on (sizes, strides, batch-size class, CLBIG_* overrides read at plan
+    time); values are complete, immutable results stored in one assignment, so threads sharing
+    the context at worst compute one twice and never see half of one."""
+    m = ctx._programs.get(_MEMO)
+    if m is None:
+        m = ctx._programs.setdefault(_MEMO, {})
+    return m
+
+
+_MISSING = object()
+
+
+def memoized(ctx, key: tuple, make):
+    """memo(ctx)[key], made by make() the first time (any value, None and False included)."""
+    plans = memo(ctx)
+    got = plans.get(key, _MISSING)
+    if got is _MISSING:
+        got = plans[key] = make()
+    return got

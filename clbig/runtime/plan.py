@@ -1,0 +1,144 @@
+"""Launch geometry from the device's real limits.
+
+A batch kernel runs IPB instances per work-group, each spread over IPI work-items holding Q
+limbs apiece ("efficient sequentialisation"). When one instance does not fit a work-group the
+plan switches to a multi-group path over G blocks of IPI*Q limbs.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pyopencl as cl
+
+from .config import env, env_count, env_ints, env_values  # noqa: F401 (the planners' P.env...)
+from .memo import DoesNotFit, memoized
+
+WORD = 4  # bytes per limb
+
+
+@dataclass(frozen=True)
+class Plan:
+    mode: str  # "single" or "multi"
+    Q: int
+    IPI: int
+    IPB: int
+    G: int = 1
+    chain: bool = False  # "rows" mode: rows are pieces of one instance (else independent)
+
+    @property
+    def work_group(self) -> int:
+        return self.IPB * self.IPI
+
+    def groups(self, n: int) -> int:
+        if self.mode == "rows" and not self.chain:
+            return -(-n // (self.IPB * (self.Q // 4)))
+        if self.mode == "single":
+            return -(-n // self.IPB)
+        if self.mode == "rows":
+            return n
+        return n * self.G
+
+
+def padded_words(k: int) -> int:
+    return k + (k >> 5) + 1
+
+
+def is_gpu(ctx) -> bool:
+    """The context's device is a GPU (the planners' defaults differ for CPUs, whose work-items
+    are loop iterations)."""
+    return bool(ctx.device.type & cl.device_type.GPU)
+
+
+def ceil_div(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def next_pow2(k: int) -> int:
+    return 1 << max(0, (k - 1).bit_length())
+
+
+# Env overrides scan_plans reads: part of its memo key, so a changed setting takes effect.
+SCAN_ENV = ("CLBIG_SCAN_Q", "CLBIG_SCAN_ITEMS")
+
+
+def scan_plans(ctx, m: int, n: int, stage_buffers: int = 1, q_options=None,
+               target_items: int = 256, chained: bool = False) -> tuple:
+    """Plans for map–scan kernels (add, sub, compare) over instances of m limbs, best first;
+    the caller moves on when a built kernel turns out not to fit (DoesNotFit). Memoized per
+    context: n matters only up to the work-group limit (instances per group)."""
+    n = min(n, ctx.max_items)
+    q_options = tuple(q_options) if q_options else None
+    key = ("scan_plans", m, n, stage_buffers, q_options, target_items, chained) + env_values(SCAN_ENV)
+    return memoized(ctx, key, lambda: tuple(_scan_plans(ctx, m, n, stage_buffers, q_options,
+                                                         target_items, chained)))
+
+
+def one_group(ctx, key, m: int, n: int, build):
+    """(plan, kernel) of the first of scan_plans' "single" plans (an instance of m limbs within
+    one work-group) whose kernel build(plan) fits this device, memoized under `key`; None
+    where none does (the caller takes a multi-pass path)."""
+    def first():
+        for pl in scan_plans(ctx, m, max(n, 1)):
+            if pl.mode != "single":
+                continue
+            try:
+                return pl, build(pl)
+            except DoesNotFit:
+                continue
+        return None
+    return memoized(ctx, key, first)
+
+
+def _scan_plans(ctx, m, n, stage_buffers, q_options, target_items, chained):
+    q_options = env_ints("CLBIG_SCAN_Q", q_options or (4, 8, 16, 32))
+    target_items = env_ints("CLBIG_SCAN_ITEMS", (target_items,))[0]
+    max_items = ctx.max_items
+    lmem = ctx.local_mem
+
+    def local_bytes(wg, q):
+        return WORD * (stage_buffers * padded_words(wg * q) + wg + 4)
+
+    # Measured on an H100 (bench/README.md, "Multiplication": launch plans): Q = 4 wins for plain
+    # add at every size, up to 1024 work-items and then on the multi-group path; kernels that
+    # chain several scans (6-Add) prefer instances within target_items work-items.
+    q_small = min(q_options[0], next_pow2(m))
+    qs = (q_small,) + tuple(x for x in q_options if x > q_small)
+    if chained:  # 6-Add on an H100: Q = 8 up to 2^16 bits, then the smallest Q within 256 items
+        floor_q = min(8, next_pow2(m))
+        qs = ([q for q in qs if q >= floor_q and ceil_div(m, q) <= target_items]
+              + [q for q in qs if q < floor_q or ceil_div(m, q) > target_items])
+    else:
+        qs = qs[:1]
+    for q in qs:
+        ipi = ceil_div(m, q)
+        if ipi <= max_items and local_bytes(ipi, q) <= lmem:
+            ipb = max(1, min(min(target_items, max_items) // ipi, n))
+            while ipb > 1 and local_bytes(ipb * ipi, q) > lmem:
+                ipb //= 2
+            yield Plan("single", q, ipi, ipb)
+            if ipb > 1:
+                yield Plan("single", q, ipi, 1)
+    q = q_options[0]
+    ipi = min(max_items, target_items)
+    while ipi > 1:
+        if local_bytes(ipi, q) <= lmem:
+            yield Plan("multi", q, ipi, 1, ceil_div(m, ipi * q))
+        ipi //= 2
+
+
+def is_square(a, sa: int, ma: int, b, sb: int, mb: int) -> bool:
+    """Both operands are the same limbs (x * x): one buffer, same stride and length. Squares
+    take about half the work (CLBIG_NO_SQUARE=1 multiplies them as any two operands)."""
+    if env("CLBIG_NO_SQUARE") == "1":
+        return False
+    same = a is b or (getattr(a, "int_ptr", None) is not None
+                      and getattr(a, "int_ptr", None) == getattr(b, "int_ptr", None))
+    return same and sa == sb and ma == mb
+
+
+def few(ctx, n: int) -> bool:
+    """Too few instances to fill the device with one work-group each (latency-bound launches)."""
+    units = ctx.__dict__.get("_compute_units")   # a device query costs a µs or two per call
+    if units is None:
+        units = ctx._compute_units = int(ctx.device.max_compute_units)
+    return n < 4 * units
