@@ -4,8 +4,6 @@ and pairsum (sum's tree: odd and even counts, carries through every limb), with 
 grid-stride loops made to go round (one work-group for many rows) and without."""
 from __future__ import annotations
 
-import numpy as np
-
 import clbig
 from clbig.mpz import reduce, rowops
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import clbig
-from conftest import BATCH, check_bools, check_values, edge_values, mask, rand_value
+from conftest import BATCH, check_bools, check_values, edge_values, rand_value
 
 # Every ufunc numpy defines, and the exact meaning of those clbig computes (Python's ints).
 UFUNCS = [getattr(np, n) for n in dir(np) if isinstance(getattr(np, n), np.ufunc)]

@@ -35,8 +35,7 @@ def full(n, value, bits: int | None = None, ctx=None) -> BigIntArray:
     """n copies of the integer `value` (any sign), capacity `bits` (default: value's, as
     clbig.array); one row is uploaded and copied n times on the device."""
     n = _count(n, "clbig.full")
-    if isinstance(value, BigIntArray) or not isinstance(value, (numbers.Integral, _MPZ)) \
-            or isinstance(value, (bool, np.bool_)):
+    if not isinstance(value, (numbers.Integral, _MPZ)) or isinstance(value, (bool, np.bool_)):
         raise TypeError(f"clbig.full: value must be an integer, got {type(value).__name__}")
     one = array([value], bits=bits, ctx=ctx)
     return rowops.take(one, np.zeros(n, np.int64))

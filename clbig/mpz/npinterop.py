@@ -124,7 +124,7 @@ def _uniform(v, what: str) -> int:
     return v
 
 
-def _scalar_base(x, n_like):
+def _scalar_base(x):
     """A scalar base or shifted value as a one-element array (then broadcast)."""
     from .array import array
     if isinstance(x, BigIntArray):
@@ -147,7 +147,7 @@ def _power(a, e):
     from . import powers
     n = max(_length(a), _length(e))
     k = _uniform(e, "np.power's exponent")
-    return _broadcast(powers.power(_scalar_base(a, n), k), n)
+    return _broadcast(powers.power(_scalar_base(a), k), n)
 
 
 def _shift(left: bool):
@@ -156,7 +156,7 @@ def _shift(left: bool):
         n = max(_length(a), _length(k))
         k = _uniform(k, "the shift count")
         fn = ops.shift_left if left else ops.shift_right
-        return _broadcast(fn(_scalar_base(a, n), k), n)
+        return _broadcast(fn(_scalar_base(a), k), n)
     return f
 
 
