@@ -15,6 +15,8 @@ from .mpz.ops import divmod, floordiv, mod
 from .mpz.powers import isqrt
 from .mpz.modular import Modulus, mulmod, powmod
 from .mpz.gcd import gcd, invert
+from .mpz.construct import concatenate, full, where, zeros
+from .mpz.reduce import argmax, argmin, argsort, max, min, prod, sort, sum
 from .mpz import fused
 from . import scale as _scale  # noqa: F401  (installs the several-device runner into mpz)
 
@@ -27,6 +29,8 @@ __all__ = [
     "BigIntArray", "Context", "DeviceInfo", "KernelFault", "SetupError", "add", "add_fixed", "array", "compare",
     "current_context", "devices", "from_limbs", "pinned_empty", "Modulus", "gcd", "invert", "mulmod", "powmod", "mul", "mul_low", "profile", "shift_left", "shift_right", "sub", "sub_fixed",
     "floordiv", "isqrt", "mod",  # clbig.divmod too, left out of * so it does not shadow the builtin
+    "zeros", "full", "concatenate", "where", "prod", "sort", "argsort", "argmin", "argmax",
+    # clbig.sum, clbig.min, clbig.max too, left out of * as divmod is (they shadow builtins)
 ]
 
 

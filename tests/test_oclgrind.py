@@ -32,7 +32,8 @@ TIMEOUT_S = 900
 # Register a new module by naming it in a shard (test_every_case_module_registered insists);
 # keep the shards about equally long (each process prints its cases' times).
 SHARDS = [   # each alone, 2 AMD EPYC cores, 2026-11-24: 15 + 31 s and 39 s
-    ["base", "oclgrind_more_radix", "oclgrind_more_grid", "oclgrind_more_mont", "oclgrind_more_signed"],
+    ["base", "oclgrind_more_radix", "oclgrind_more_grid", "oclgrind_more_mont", "oclgrind_more_signed",
+     "oclgrind_more_rows"],
     ["oclgrind_more_div", "oclgrind_more_ntt", "oclgrind_more_ssa", "oclgrind_more_gcd", "oclgrind_more_mont52"],
 ]
 

@@ -242,7 +242,11 @@ class BigIntArray:
                 return BigIntArray(self.ctx, rows, self.bits, neg)
             rows = self.to_limbs(magnitude=True)[i]
             return from_limbs(rows, bits=self.bits, ctx=self.ctx, sign=None if neg is None else -neg.astype(np.int8))
-        raise TypeError(f"BigIntArray indices must be integers or slices, not {type(i).__name__}")
+        if isinstance(i, (list, np.ndarray, BigIntArray)):   # masks and index arrays
+            from . import index
+            return index.getitem(self, i)
+        raise TypeError(f"BigIntArray indices must be integers, slices, boolean masks or integer "
+                        f"arrays, not {type(i).__name__}")
 
     # -- copies and pickling -------------------------------------------------------------
     # Operations never write into an existing array, so a shallow copy may share the buffer.
@@ -264,9 +268,8 @@ class BigIntArray:
         return _unpickle, (self.to_limbs(magnitude=True), self.bits, self.neg.copy())
 
     def __repr__(self):
-        vals = self.tolist()
-        shown = ", ".join(str(v) for v in vals[:4]) + (", ..." if len(vals) > 4 else "")
-        return f"BigIntArray([{shown}], n={len(vals)}, bits={self.bits})"
+        from .show import bigint_repr
+        return bigint_repr(self)
 
 
 def _unpickle(limbs: np.ndarray, bits: int, neg=None) -> BigIntArray:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import bitops, modular, ops, powers, signs
+from . import bitops, modular, npinterop, ops, powers, reduce, signs
 from .array import BigIntArray
 
 
@@ -113,6 +113,52 @@ class _Operators:
 
     def __rdivmod__(self, o):
         return ops.divmod(o, self)
+
+    def copy(self) -> "BigIntArray":
+        """An independent copy (on the device)."""
+        return self.__deepcopy__({})
+
+    def trim(self) -> "BigIntArray":
+        """The values at the smallest capacity that holds them (at least 1 bit)."""
+        return reduce.trim(self)
+
+    # -- reductions and orderings (clbig/mpz/reduce.py) ----------------------------------------
+    def sum(self) -> int:
+        """The exact sum, a Python int (clbig.sum)."""
+        return reduce.sum(self)
+
+    def prod(self) -> int:
+        """The exact product, a Python int (clbig.prod)."""
+        return reduce.prod(self)
+
+    def min(self) -> int:
+        return reduce.min(self)
+
+    def max(self) -> int:
+        return reduce.max(self)
+
+    def argmin(self) -> int:
+        return reduce.argmin(self)
+
+    def argmax(self) -> int:
+        return reduce.argmax(self)
+
+    def sort(self) -> "BigIntArray":
+        """A sorted copy (stable; unlike ndarray.sort, never in place)."""
+        return reduce.sort(self)
+
+    def argsort(self) -> np.ndarray:
+        return reduce.argsort(self)
+
+    # -- numpy's protocols (clbig/mpz/npinterop.py) --------------------------------------------
+    def __array__(self, dtype=None, copy=None):
+        return npinterop.to_numpy(self, dtype, copy)
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        return npinterop.array_ufunc(self, ufunc, method, inputs, kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        return npinterop.array_function(self, func, types, args, kwargs)
 
 
 def bind(cls=BigIntArray) -> None:

@@ -40,10 +40,13 @@ def _coerce(x, ctx, name: str, signed: bool = False) -> BigIntArray:
                 raise ValueError(f"operand {name}: element {i} is negative "
                                  "(this operation takes non-negative integers only)")
         return x
+    if isinstance(x, np.ndarray):   # integer arrays as exactly as lists (clbig/mpz/npinterop.py)
+        from .npinterop import ndarray_values
+        x = ndarray_values(x, f"operand {name}")
     if _is_scalar(x):
         x = [x]
     elif not isinstance(x, (list, tuple)):
-        raise TypeError(f"operand {name}: expected a BigIntArray, an int or a list of ints, got {type(x).__name__}")
+        raise TypeError(f"operand {name}: expected a BigIntArray, an int, a list of ints or an integer numpy array, got {type(x).__name__}")
     if not signed:
         check_unsigned(x)
     return array(x, ctx=ctx)

@@ -177,7 +177,11 @@ class SplitArray(BigIntArray):
             neg = self.neg
             return from_limbs(self.to_limbs(magnitude=True)[i], bits=self.bits, ctx=self.ctx,
                               sign=None if neg is None else -neg[i].astype(np.int8))
-        raise TypeError(f"BigIntArray indices must be integers or slices, not {type(i).__name__}")
+        if isinstance(i, (list, np.ndarray, BigIntArray)):   # masks and index arrays
+            from ..mpz import index
+            return index.getitem(self, i)
+        raise TypeError(f"BigIntArray indices must be integers, slices, boolean masks or integer "
+                        f"arrays, not {type(i).__name__}")
 
     def __copy__(self):
         return SplitArray(self.ctx, list(self.parts))
