@@ -227,7 +227,9 @@ class BigIntArray:
     def __iter__(self):
         return iter(self.tolist())
 
-    def __getitem__(self, i):
+    def _basic_getitem(self, i):
+        """self[i] for an int or a slice (mpz.operators binds __getitem__, which adds masks and
+        integer arrays)."""
         if isinstance(i, numbers.Integral):
             n = len(self)
             if not -n <= i < n:
@@ -242,9 +244,6 @@ class BigIntArray:
                 return BigIntArray(self.ctx, rows, self.bits, neg)
             rows = self.to_limbs(magnitude=True)[i]
             return from_limbs(rows, bits=self.bits, ctx=self.ctx, sign=None if neg is None else -neg.astype(np.int8))
-        if isinstance(i, (list, np.ndarray, BigIntArray)):   # masks and index arrays
-            from . import index
-            return index.getitem(self, i)
         raise TypeError(f"BigIntArray indices must be integers, slices, boolean masks or integer "
                         f"arrays, not {type(i).__name__}")
 
@@ -267,9 +266,26 @@ class BigIntArray:
             return _unpickle, (self.to_limbs(), self.bits)
         return _unpickle, (self.to_limbs(magnitude=True), self.bits, self.neg.copy())
 
-    def __repr__(self):
-        from .show import bigint_repr
-        return bigint_repr(self)
+
+def ndarray_values(x: np.ndarray, what: str):
+    """An integer numpy array as Python ints: a 0-d array as one int, a 1-d one as a list.
+    TypeError for booleans, floats and the rest (numpy's own conversions would round)."""
+    if x.ndim > 1:
+        raise ValueError(f"{what}: a numpy array of shape {x.shape}; clbig batches are one-dimensional")
+    if x.dtype.kind == "O":
+        vals = x.tolist()
+        flat = vals if x.ndim else [vals]
+        for i, v in enumerate(flat):
+            if isinstance(v, (bool, np.bool_)) or not isinstance(v, (numbers.Integral, _MPZ)):
+                raise TypeError(f"{what}: element {i} of an object array is {type(v).__name__}, "
+                                "not an integer")
+    elif x.dtype.kind in "iu":
+        vals = x.tolist()               # Python ints, exact for every integer dtype
+    else:
+        raise TypeError(f"{what}: a numpy array of dtype {x.dtype}; clbig takes integer arrays "
+                        "(int8 ... uint64, or object arrays of ints)")
+    return vals
+
 
 
 def _unpickle(limbs: np.ndarray, bits: int, neg=None) -> BigIntArray:

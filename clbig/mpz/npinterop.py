@@ -22,27 +22,7 @@ import numbers
 
 import numpy as np
 
-from .array import BigIntArray, _MPZ
-
-
-def ndarray_values(x: np.ndarray, what: str):
-    """An integer numpy array as Python ints: a 0-d array as one int, a 1-d one as a list.
-    TypeError for booleans, floats and the rest (numpy's own conversions would round)."""
-    if x.ndim > 1:
-        raise ValueError(f"{what}: a numpy array of shape {x.shape}; clbig batches are one-dimensional")
-    if x.dtype.kind == "O":
-        vals = x.tolist()
-        flat = vals if x.ndim else [vals]
-        for i, v in enumerate(flat):
-            if isinstance(v, (bool, np.bool_)) or not isinstance(v, (numbers.Integral, _MPZ)):
-                raise TypeError(f"{what}: element {i} of an object array is {type(v).__name__}, "
-                                "not an integer")
-    elif x.dtype.kind in "iu":
-        vals = x.tolist()               # Python ints, exact for every integer dtype
-    else:
-        raise TypeError(f"{what}: a numpy array of dtype {x.dtype}; clbig takes integer arrays "
-                        "(int8 ... uint64, or object arrays of ints)")
-    return vals
+from .array import BigIntArray, _MPZ, ndarray_values  # noqa: F401 (coercion lives with the storage)
 
 
 # -- __array__ ----------------------------------------------------------------------------

@@ -7,11 +7,22 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import bitops, modular, npinterop, ops, powers, reduce, signs
+from . import bitops, index, modular, npinterop, ops, powers, reduce, signs
+from .show import bigint_repr
 from .array import BigIntArray
 
 
 class _Operators:
+    def __getitem__(self, i):
+        """An element (int), a slice, a boolean mask or integer indices (negative as numpy's;
+        out of range: IndexError naming the index), gathered on the device."""
+        if isinstance(i, (list, np.ndarray, BigIntArray)):
+            return index.getitem(self, i)
+        return self._basic_getitem(i)
+
+    def __repr__(self):
+        return bigint_repr(self)
+
     def sign(self) -> np.ndarray:
         """-1, 0 or 1 per element (numpy int8), like GMP's mpz_sgn."""
         return signs.sign(self)

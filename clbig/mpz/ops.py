@@ -41,7 +41,7 @@ def _coerce(x, ctx, name: str, signed: bool = False) -> BigIntArray:
                                  "(this operation takes non-negative integers only)")
         return x
     if isinstance(x, np.ndarray):   # integer arrays as exactly as lists (clbig/mpz/npinterop.py)
-        from .npinterop import ndarray_values
+        from .array import ndarray_values
         x = ndarray_values(x, f"operand {name}")
     if _is_scalar(x):
         x = [x]

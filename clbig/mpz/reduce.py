@@ -30,7 +30,7 @@ def _batch(x, what: str) -> BigIntArray:
     if isinstance(x, BigIntArray):
         return x
     if isinstance(x, np.ndarray):
-        from .npinterop import ndarray_values
+        from .array import ndarray_values
         x = ndarray_values(x, what)
     return array(x)
 
