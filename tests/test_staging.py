@@ -250,6 +250,7 @@ def test_bench_e2e_small(ctx, monkeypatch):
     assert all(r["n"] == max(1, endtoend.workloads()[r["key"]].n_quick >> 8) for r in rows)
     assert "| 2048-bit products, list -> list, pipelined (stream.host) |" in endtoend.markdown(rows)
 
+@pytest.mark.parametrize("n", [1, 17])
 def test_pipelined_big_ints_go_up_as_digits(ctx, rng, piped, monkeypatch, n):
     """Values of 2^14 bits and more from host(list) upload through mpn.radix, as clbig.array's do."""
     from clbig.mpn import radix
