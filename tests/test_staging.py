@@ -71,6 +71,20 @@ def test_staged_round_trip(ctx, rng, counted, n):
     assert (x * x).tolist() == want
 
 
+@pytest.mark.parametrize("threads", [1, 3, 8])
+def test_staged_copies_split_over_threads(ctx, rng, counted, monkeypatch, threads):
+    """Chunks of several MiB are copied into and out of staging by several threads: every byte
+    lands once, in its place, at an odd size and with a last chunk that is not whole."""
+    monkeypatch.setattr(staging, "THREADS", threads)
+    monkeypatch.setattr(staging, "_PIECE", 4096)
+    monkeypatch.setenv("CLBIG_STAGING_CHUNK", str(3 * 65536 + 12))
+    a = _limbs(rng, 1000 + 13)                       # about 1 MiB: 5 chunks, the last a part
+    x = clbig.from_limbs(a)
+    assert np.array_equal(x.to_limbs(), a)
+    assert counted["upload"] == 1 and counted["download"] == 1
+    assert (x + 1).tolist()[:5] == [v + 1 for v in _ints(a[:5])]
+
+
 @pytest.mark.parametrize("chunk", [1, 4, 1000, ROW, 3 * ROW + 4])   # not a row, a limb, or a row
 def test_staged_chunk_sizes(ctx, rng, counted, monkeypatch, chunk):
     monkeypatch.setenv("CLBIG_STAGING_CHUNK", str(chunk))
