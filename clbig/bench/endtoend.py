@@ -1,7 +1,8 @@
 """`python -m clbig.bench --e2e`: users' workloads from their data back to their data.
 
 Each workload starts from Python ints (or numpy limbs) on the host and ends with the same kind
-of data, as a user runs it. It is timed twice:
+of data, as a user runs it. Each side gets the values as its users hold them (Python ints for clbig, gmpy2 mpz for
+gmpy2). It is timed twice:
 - `wall`: the user's own calls (`clbig.mul(A, B).tolist()`, ...), nothing else;
 - by phase, the same work split into conversion in (ints -> limbs on the host), upload,
   kernels (device time from clbig.profile, the span of every kernel), download and conversion
@@ -121,19 +122,20 @@ class Workload:
     kind: str = "list"
 
 
+# Each side gets the values as its users hold them: Python ints for clbig, mpz for gmpy2.
 def _pairs(bits_a, bits_b, odd_b=False):
     def make(rng, n):
-        A = [mpz(rng.getrandbits(bits_a)) for _ in range(n)]
-        B = [mpz(rng.getrandbits(bits_b)) | (1 if odd_b else 0) | (mpz(1) << (bits_b - 1)) for _ in range(n)]
-        return (A, B), list(zip(A, B))
+        A = [rng.getrandbits(bits_a) for _ in range(n)]
+        B = [rng.getrandbits(bits_b) | (1 if odd_b else 0) | (1 << (bits_b - 1)) for _ in range(n)]
+        return (A, B), list(zip(map(mpz, A), map(mpz, B)))
     return make
 
 
 def _make_powmod(rng, n):
-    M = [mpz(rng.getrandbits(2048)) | 1 | (mpz(1) << 2047) for _ in range(n)]
-    B = [mpz(rng.getrandbits(2047)) for _ in range(n)]
-    E = [mpz(rng.getrandbits(2048)) for _ in range(n)]
-    return (B, E, M), list(zip(B, E, M))
+    M = [rng.getrandbits(2048) | 1 | (1 << 2047) for _ in range(n)]
+    B = [rng.getrandbits(2047) for _ in range(n)]
+    E = [rng.getrandbits(2048) for _ in range(n)]
+    return (B, E, M), list(zip(map(mpz, B), map(mpz, E), map(mpz, M)))
 
 
 def _rsa_key(rng):
@@ -150,9 +152,9 @@ def _rsa_key(rng):
 def _make_rsa(rng, n):
     key = _rsa_key(rng)
     p, q = key[0], key[1]
-    C = [mpz(rng.getrandbits(2046)) % (p * q) for _ in range(n)]
+    C = [rng.getrandbits(2046) % int(p * q) for _ in range(n)]
     _RSA["key"] = key
-    return (C, key), C
+    return (C, tuple(map(int, key))), list(map(mpz, C))
 
 
 def _rsa_op(ctx, C, key, ph=None):
