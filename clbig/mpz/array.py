@@ -10,7 +10,6 @@ above `bits` are zero, which all kernels rely on. A zero may be marked negative 
 from __future__ import annotations
 
 import numbers
-import reprlib
 
 import gmpy2
 import numpy as np
@@ -82,38 +81,19 @@ def check_unsigned(values) -> None:
             raise negative_error(i, v)
 
 
-def _split_signs(vals: list):
-    """(magnitudes, neg): neg None when no value is negative."""
-    if not any(v < 0 for v in vals):
-        return vals, None
-    neg = np.fromiter((v < 0 for v in vals), bool, len(vals))
-    return [-v if v < 0 else v for v in vals], neg
-
-
 def checked(values, bits: int | None = None) -> tuple[list, int]:
     """Validate non-negative `values` (see _check_value) against `bits`; returns (values, bits)."""
-    vals = [_check_value(i, v) for i, v in enumerate(values)]
-    check_unsigned(vals)
-    return _fit(vals, bits)
+    s = convert.scan(values, bits)            # the C scan where built: checks, widths, signs
+    if s.neg is not None:
+        i = int(np.argmax(s.neg))
+        raise negative_error(i, s.vals[i])
+    return s.vals, s.bits
 
 
 def checked_signed(values, bits: int | None = None):
-    """Validate `values` of any sign; returns (magnitudes, bits, neg) (see _split_signs)."""
-    vals, neg = _split_signs([_check_value(i, v) for i, v in enumerate(values)])
-    return (*_fit(vals, bits), neg)
-
-
-def _fit(vals: list, bits):
-    """(vals, bits): the capacity of the non-negative `vals`, or OverflowError beyond `bits`."""
-    need = max((v.bit_length() for v in vals), default=0)
-    if bits is None:
-        bits = limbs_for(need) * LIMB_BITS
-    else:
-        bits = check_bits(bits)
-        if need > bits:
-            i = next(i for i, v in enumerate(vals) if v.bit_length() > bits)
-            raise OverflowError(f"element {i}: value of {vals[i].bit_length()} bits does not fit bits={bits}")
-    return vals, bits
+    """Validate `values` of any sign; returns (magnitudes, bits, neg), neg None where no value is negative."""
+    s = convert.scan(values, bits)
+    return s.magnitudes(), s.bits, s.neg
 
 
 def _pack(vals: list, bits: int) -> np.ndarray:

@@ -26,6 +26,7 @@ import threading
 
 import numpy as np
 
+from ..mpn import convert
 from ..runtime import config, profiling, staging
 from ..mpz.array import (BigIntArray, _pack, check_bits, checked_limbs, checked_neg, checked_signed, limbs_for,
                          upload_values, value_list)
@@ -277,8 +278,8 @@ class HostValues(HostRows):
         return len(self.vals)
 
     def rows(self, r0: int, r1: int) -> HostRows:
-        mags, _, neg = checked_signed(self.vals[r0:r1], self.bits)
-        return HostRows(_pack(mags, self.bits), self.bits, neg)
+        limbs, _, neg = convert.from_ints(self.vals[r0:r1], self.bits)   # checked and packed in C
+        return HostRows(limbs, self.bits, neg)
 
     def upload(self, ctx: Context, r0: int, r1: int) -> BigIntArray:
         """Rows r0:r1 as an array of ctx, as clbig.array makes it: big ints go up as their
