@@ -15,6 +15,7 @@ from .mpz.powers import isqrt
 from .mpz.modular import Modulus, mulmod, powmod
 from .mpz.gcd import gcd, invert
 from .mpz import fused
+from .mpz.numtheory import bit_count, gcdext, iroot, is_prime, jacobi, lcm, next_prime
 from . import scale as _scale  # noqa: F401  (installs the several-device runner into mpz)
 
 # Arrays pickled before the package had floors name clbig.array._unpickle: the module is found
@@ -26,4 +27,5 @@ __all__ = [
     "BigIntArray", "Context", "DeviceInfo", "SetupError", "add", "add_fixed", "array", "compare",
     "current_context", "devices", "from_limbs", "pinned_empty", "Modulus", "gcd", "invert", "mulmod", "powmod", "mul", "mul_low", "profile", "shift_left", "shift_right", "sub", "sub_fixed",
     "floordiv", "isqrt", "mod",  # clbig.divmod too, left out of * so it does not shadow the builtin
+    "bit_count", "gcdext", "iroot", "is_prime", "jacobi", "lcm", "next_prime",
 ]

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import bitops, modular, ops, powers, signs
+from . import bitops, modular, numtheory, ops, powers, signs
 from .array import BigIntArray
 
 
@@ -15,6 +15,10 @@ class _Operators:
     def sign(self) -> np.ndarray:
         """-1, 0 or 1 per element (numpy int8), like GMP's mpz_sgn."""
         return signs.sign(self)
+
+    def bit_count(self) -> np.ndarray:
+        """Set bits of every |x| (int.bit_count), a numpy int64 array (clbig.bit_count)."""
+        return numtheory.bit_count(self)
 
     def __add__(self, o):
         return ops.add(self, o)
