@@ -8,7 +8,7 @@ is_prime and next_prime, each exact against gmpy2 and running on the device per 
     jacobi(a, n)         the Jacobi symbol, n odd (negative n as gmpy2 / GMP: Kronecker's
                          (a / -1) = -1 for a < 0); the binary algorithm in one kernel
     is_prime(a, reps)    trial division (a gcd with the primorial of the primes below 1000),
-                         then Miller-Rabin with the first max(reps, 13) prime bases
+                         then Miller-Rabin with the first max(reps, 16) prime bases
     next_prime(a)        the least prime > a (2 for a < 2): windows of odd candidates tested
                          by is_prime together
 
@@ -22,17 +22,20 @@ sign and t = (g - a s) / b exactly. GMP's special cases fall out of it: |a| = |b
 t = sgn(b) (b' = 1); b = 0 gives s = sgn(a), t = 0 (set explicitly); gcdext(0, 0) = (0, 0, 0).
 
 is_prime and gmpy2: gmpy2 2.2+ on GMP 6.2+ (here gmpy2 2.3.2, GMP 6.3.0) runs mpz_probab_prime_p:
-trial division, a Baillie-PSW test, then reps - 24 Miller-Rabin rounds with random bases.
-clbig runs Miller-Rabin with the first max(reps, 13) primes as bases (no Lucas test). Both
-are exact below 3.317 * 10^24 (the first 13 prime bases have no common strong pseudoprime
-there; BPSW has none below 2^64, and gmpy2 and clbig agree on the known ones above), so the
-answers agree on every input of up to 81 bits. Above that both are probabilistic; a random
-composite passes one round with probability far below 2^-80 at 512+ bits, but a number built
-to be a strong pseudoprime to the first 13..reps prime bases (Arnault's construction) would be
-called prime by clbig and composite by gmpy2.
+trial division, a Baillie-PSW test, then reps - 24 Miller-Rabin rounds with random bases
+(so reps <= 24 all mean BPSW alone). clbig runs Miller-Rabin with the first max(reps, 16)
+primes as bases and no Lucas test. The first 13 prime bases have no common strong
+pseudoprime below psi_13 = 3317044064679887385961981 (~ 2^81.5; Sorenson and Webster), and 16
+bases reject psi_13 itself; BPSW has no pseudoprime below 2^64 and none known above. So
+clbig and gmpy2 agree on every input below 3.3e24 and on every known pseudoprime the tests
+hold. Above that both are probabilistic: a random odd composite of 512+ bits passes one
+round with probability far below 2^-80, but a number built to be a strong pseudoprime to
+the first max(reps, 16) prime bases (Arnault's construction: one of 397 digits passes every
+prime base below 307) is called prime by clbig and composite by gmpy2.
 """
 from __future__ import annotations
 
+import math
 import numbers
 
 import gmpy2
@@ -51,9 +54,9 @@ from .signs import _KEEP, _MINUS1, _PLUS1, nonzero, pick, select, step
 # Trial division: the primes below 1000 and their product (1, 2 and 3 included as values).
 _SMALL = [p for p in range(2, 1000) if all(p % q for q in range(2, int(p ** 0.5) + 1))]
 _SMALL_SET = frozenset(_SMALL)
-_PRIMORIAL = int(np.prod([gmpy2.mpz(p) for p in _SMALL]))
+_PRIMORIAL = math.prod(_SMALL)          # 1380 bits
 _TRIAL_COMPLETE = 1009 ** 2     # below it, no factor under 1000 means prime (1009: next prime)
-MIN_BASES = 13                  # first 13 prime bases: exact below 3.317e24 (Sorenson-Webster)
+MIN_BASES = 16                  # 13 prime bases are exact below psi_13 = 3.317e24 (Sorenson-Webster); 16 pass psi_13 too
 MAX_REPS = 1000
 
 
@@ -306,7 +309,7 @@ def _bases(reps: int) -> list[int]:
 def is_prime(a, reps: int = 25):
     """Whether each a_i is (probably) prime, agreeing with gmpy2.is_prime (see the module doc
     for how far): trial division by the primes below 1000, then Miller-Rabin with the first
-    max(reps, 13) primes as bases, on the device. Negative values, 0 and 1 are not prime.
+    max(reps, 16) primes as bases, on the device. Negative values, 0 and 1 are not prime.
 
     Parameters: a: BigIntArray, int / mpz or list; reps: int, 0..1000 (gmpy2's default 25).
     Returns: a numpy bool array; a bool for a plain int.
