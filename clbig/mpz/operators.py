@@ -17,7 +17,7 @@ class _Operators:
         return signs.sign(self)
 
     def bit_count(self) -> np.ndarray:
-        """Set bits of every |x| (int.bit_count), a numpy int64 array (clbig.bit_count)."""
+        """Set bits of every abs(x) (int.bit_count), a numpy int64 array (clbig.bit_count)."""
         return numtheory.bit_count(self)
 
     def __add__(self, o):
