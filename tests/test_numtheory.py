@@ -109,7 +109,9 @@ def test_gcdext_exhaustive_small():
 def test_gcdext(rng, ba, bb):
     pairs = signed_pairs(rng, ba, bb)
     a, b, xs, ys = arrays(pairs, ba, bb)
-    check_gcdext(xs, ys, clbig.gcdext(a, b))
+    got = clbig.gcdext(a, b)
+    check_gcdext(xs, ys, got)
+    assert (got[1].bits, got[2].bits) == (bb, ba)       # abs(s) <= abs(b), abs(t) <= abs(a)
 
 
 def test_gcdext_broadcast_plain_empty(rng):

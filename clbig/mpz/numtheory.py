@@ -143,7 +143,8 @@ def gcdext(a, b):
     cases: abs(a) = abs(b) gives s = 0, t = sgn(b); b = 0 gives s = sgn(a), t = 0).
 
     Parameters: a, b: BigIntArrays, ints / mpz or lists (any signs; lengths equal or one).
-    Returns: three BigIntArrays (g non-negative; s, t signed); a tuple of ints for two ints.
+    Returns: three BigIntArrays, g non-negative, s signed of capacity b.bits, t signed of
+    capacity a.bits; a tuple of ints for two ints.
     Errors: ValueError on a length mismatch, TypeError on a non-integer operand.
 
     >>> import clbig
@@ -172,7 +173,13 @@ def gcdext(a, b):
     s = ops.mul(s, a.sign().astype(np.int64).tolist())             # s of a = sgn(a) * s of |a|
     bsafe = ops.add(b, _ints(bzero))                               # b = 0: g - a s = 0 there
     t = ops.floordiv(ops.sub(g, ops.mul(a, s)), bsafe)             # exact division
-    return g, s, t
+    return g, _narrow(s, b.bits), _narrow(t, a.bits)   # abs(s) <= abs(b), abs(t) <= abs(a)
+
+
+def _narrow(x: BigIntArray, bits: int) -> BigIntArray:
+    """x at capacity `bits` (every magnitude fits it), signs kept: one copy at the narrower
+    width instead of the intermediate products' capacity."""
+    return signs.with_neg(select(np.zeros(len(x), bool), x, x, bits), x.neg)
 
 
 # -- iroot ------------------------------------------------------------------------------------
