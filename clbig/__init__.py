@@ -18,6 +18,7 @@ from .mpz.gcd import gcd, invert
 from .mpz.construct import concatenate, full, where, zeros
 from .mpz.reduce import argmax, argmin, argsort, max, min, prod, sort, sum
 from .mpz import fused
+from .mpz.numtheory import bit_count, gcdext, iroot, is_prime, jacobi, lcm, next_prime
 from . import scale as _scale  # noqa: F401  (installs the several-device runner into mpz)
 
 # Arrays pickled before the package had floors name clbig.array._unpickle: the module is found
@@ -31,10 +32,12 @@ __all__ = [
     "floordiv", "isqrt", "mod",  # clbig.divmod too, left out of * so it does not shadow the builtin
     "zeros", "full", "concatenate", "where", "prod", "sort", "argsort", "argmin", "argmax",
     # clbig.sum, clbig.min, clbig.max too, left out of * as divmod is (they shadow builtins)
+    "bit_count", "gcdext", "iroot", "is_prime", "jacobi", "lcm", "next_prime",
 ]
 
 
 def __dir__():
     """The public names (the floors runtime, mpn, mpz, scale and tuning stay importable, but
     are not what `dir(clbig)` or tab completion should offer first)."""
-    return sorted(n for n in set(__all__) | {"divmod", "fused", "dask", "__version__"} if n in globals())
+    return sorted(n for n in set(__all__) | {"divmod", "sum", "min", "max", "fused", "dask", "__version__"}
+                  if n in globals())

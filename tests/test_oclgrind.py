@@ -34,7 +34,8 @@ TIMEOUT_S = 900
 SHARDS = [   # each alone, 2 AMD EPYC cores, 2026-11-24: 15 + 31 s and 39 s
     ["base", "oclgrind_more_radix", "oclgrind_more_grid", "oclgrind_more_mont", "oclgrind_more_signed",
      "oclgrind_more_rows"],
-    ["oclgrind_more_div", "oclgrind_more_ntt", "oclgrind_more_ssa", "oclgrind_more_gcd", "oclgrind_more_mont52"],
+    ["oclgrind_more_div", "oclgrind_more_ntt", "oclgrind_more_ssa", "oclgrind_more_gcd", "oclgrind_more_mont52",
+     "oclgrind_more_numtheory"],
 ]
 
 # A report is a block of stderr between blank lines: a headline naming the kind of problem,

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import bitops, index, modular, npinterop, ops, powers, reduce, signs
+from . import bitops, index, modular, npinterop, numtheory, ops, powers, reduce, signs
 from .show import bigint_repr
 from .array import BigIntArray
 
@@ -26,6 +26,10 @@ class _Operators:
     def sign(self) -> np.ndarray:
         """-1, 0 or 1 per element (numpy int8), like GMP's mpz_sgn."""
         return signs.sign(self)
+
+    def bit_count(self) -> np.ndarray:
+        """Set bits of every abs(x) (int.bit_count), a numpy int64 array (clbig.bit_count)."""
+        return numtheory.bit_count(self)
 
     def __add__(self, o):
         return ops.add(self, o)

@@ -1,0 +1,449 @@
+"""gmpy2's number theory on batches (the mpz layer): bit_count, lcm, gcdext, iroot, jacobi,
+is_prime and next_prime, each exact against gmpy2 and running on the device per element.
+
+    bit_count(a)         set bits of |a| (int.bit_count), numpy int64; one popcount kernel
+    lcm(a, b)            |a| // gcd * |b| (gmpy2.lcm: non-negative, lcm(0, x) = 0)
+    gcdext(a, b)         (g, s, t), g = a s + b t with GMP's bounds (below)
+    iroot(a, k)          (floor(a^(1/k)), exact) as gmpy2.iroot; Newton's iteration
+    jacobi(a, n)         the Jacobi symbol, n odd (negative n as gmpy2 / GMP: Kronecker's
+                         (a / -1) = -1 for a < 0); the binary algorithm in one kernel
+    is_prime(a, reps)    trial division (a gcd with the primorial of the primes below 1000),
+                         then Miller-Rabin with the first max(reps, 16) prime bases
+    next_prime(a)        the least prime > a (2 for a < 2): windows of odd candidates tested
+                         by is_prime together
+
+Plain int (or mpz) arguments give plain ints (bools for is_prime, a tuple for gcdext and
+iroot); otherwise arrays: BigIntArrays for values, numpy arrays for counts, symbols and
+flags. Operands broadcast as elsewhere (equal lengths, or one side of length one).
+
+gcdext: with a' = |a| / g and b' = |b| / g coprime, s' = a'^-1 mod b' (clbig.invert) and s'
+- b' where 2 s' > b', so |s| < |b| / (2 g), the bound that makes GMP's s unique; s takes a's
+sign and t = (g - a s) / b exactly. GMP's special cases fall out of it: |a| = |b| gives s = 0,
+t = sgn(b) (b' = 1); b = 0 gives s = sgn(a), t = 0 (set explicitly); gcdext(0, 0) = (0, 0, 0).
+
+is_prime and gmpy2: gmpy2 2.2+ on GMP 6.2+ (here gmpy2 2.3.2, GMP 6.3.0) runs mpz_probab_prime_p:
+trial division, a Baillie-PSW test, then reps - 24 Miller-Rabin rounds with random bases
+(so reps <= 24 all mean BPSW alone). clbig runs Miller-Rabin with the first max(reps, 16)
+primes as bases and no Lucas test. The first 13 prime bases have no common strong
+pseudoprime below psi_13 = 3317044064679887385961981 (~ 2^81.5; Sorenson and Webster), and 16
+bases reject psi_13 itself; BPSW has no pseudoprime below 2^64 and none known above. So
+clbig and gmpy2 agree on every input below 3.3e24 and on every known pseudoprime the tests
+hold. Above that both are probabilistic: a random odd composite of 512+ bits passes one
+round with probability far below 2^-80, but a number built to be a strong pseudoprime to
+the first max(reps, 16) prime bases (Arnault's construction: one of 397 digits passes every
+prime base below 307) is called prime by clbig and composite by gmpy2.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+
+import gmpy2
+import numpy as np
+
+from ..mpn import numtheory_n
+from . import bitops, ops, signs
+from .array import BigIntArray, from_limbs, limbs_for
+from .dispatch import rows
+from .gcd import gcd, invert
+from .modular import Modulus, mulmod, powmod
+from .ops import _coerce, _context_of, _is_scalar, operands
+from .powers import power
+from .signs import _KEEP, _MINUS1, _PLUS1, nonzero, pick, select, step
+
+# Trial division: the primes below 1000 and their product (1, 2 and 3 included as values).
+_SMALL = [p for p in range(2, 1000) if all(p % q for q in range(2, int(p ** 0.5) + 1))]
+_SMALL_SET = frozenset(_SMALL)
+_PRIMORIAL = math.prod(_SMALL)          # 1380 bits
+_TRIAL_COMPLETE = 1009 ** 2     # below it, no factor under 1000 means prime (1009: next prime)
+# 13 prime bases are exact below psi_13 = 3.317e24 (Sorenson and Webster); 16 reject psi_13 too
+MIN_BASES = 16
+MAX_REPS = 1000
+_MPZ = type(gmpy2.mpz(0))
+
+
+def _empty(ctx, bits: int) -> BigIntArray:
+    return BigIntArray(ctx, ctx.empty((0, limbs_for(bits)), np.uint32), bits)
+
+
+def _take(x: BigIntArray, idx) -> BigIntArray:
+    """Rows idx of x (a length-one x repeats), signs kept: one gather through the host."""
+    idx = np.asarray(idx, np.int64)
+    if len(x) == 1:
+        idx = np.zeros(len(idx), np.int64)
+    limbs = x.to_limbs(magnitude=True)[idx]
+    sign = None if x.neg is None else np.where(x.neg[idx], -1, 1).astype(np.int8)
+    return from_limbs(limbs, bits=x.bits, ctx=x.ctx, sign=sign)
+
+
+def _full(x: BigIntArray, n: int) -> BigIntArray:
+    """x with n rows (a broadcast length-one operand repeated)."""
+    return x if len(x) == n else _take(x, np.zeros(n, np.int64))
+
+
+def _bump_zeros(x: BigIntArray) -> tuple[BigIntArray, np.ndarray]:
+    """(x with its zero rows made 1, where they were): divisors that must not be 0."""
+    zero = ~nonzero(x)
+    if zero.any():
+        x = step(x, pick(zero, _PLUS1, _KEEP), max(x.bits, 1))
+    return x, zero
+
+
+def _ints(mask: np.ndarray) -> list[int]:
+    return mask.astype(np.int64).tolist()
+
+
+# -- bit_count --------------------------------------------------------------------------------
+@rows("add")
+def bit_count(a):
+    """Number of set bits of every abs(a_i) (int.bit_count, gmpy2's mpz.bit_count).
+
+    Parameters: a, a BigIntArray, int / mpz or list of them (any signs).
+    Returns: a numpy int64 array; an int for a plain int.
+    Errors: TypeError for an operand that is not an integer or a list of them.
+
+    >>> import clbig
+    >>> clbig.bit_count([0, 7, -255, 2**100 - 1]).tolist(), clbig.bit_count(-5)
+    ([0, 3, 8, 100], 2)
+    """
+    if _is_scalar(a):
+        return int(bit_count([a])[0])
+    a = _coerce(a, _context_of(a), "a", signed=True)
+    return numtheory_n.popcount(a.ctx, a.data.data, a.m, a.m, len(a))
+
+
+# -- lcm --------------------------------------------------------------------------------------
+@rows("gcd")
+def lcm(a, b):
+    """Least common multiple of abs(a_i) and abs(b_i) (gmpy2.lcm; lcm(0, x) = 0), exact.
+
+    Parameters: a, b: BigIntArrays, ints / mpz or lists (any signs; lengths equal or one).
+    Returns: a non-negative BigIntArray of capacity a.bits + b.bits; an int for two ints.
+    Errors: ValueError on a length mismatch, TypeError on a non-integer operand.
+
+    >>> import clbig
+    >>> clbig.lcm([4, -6, 0], [6, 4, 5]).tolist(), clbig.lcm(21, 6)
+    ([12, 12, 0], 42)
+    """
+    if _is_scalar(a) and _is_scalar(b):
+        return lcm([a], [b]).tolist()[0]
+    a, b, n, _, _ = operands(a, b, signed=True)
+    a, b = abs(a), abs(b)
+    if n == 0:
+        return _empty(a.ctx, a.bits + b.bits)
+    g, _ = _bump_zeros(gcd(a, b))              # gcd(0, 0) = 0: then a = 0 and the lcm 0
+    return ops.mul(ops.floordiv(a, g), b)
+
+
+# -- gcdext -----------------------------------------------------------------------------------
+@rows("gcd")
+def gcdext(a, b):
+    """(g, s, t) with g = gcd(a_i, b_i) = a_i s_i + b_i t_i, the s, t of gmpy2.gcdext / GMP's
+    mpz_gcdext (abs(s) < abs(b) / (2 g), abs(t) < abs(a) / (2 g) but for GMP's special
+    cases: abs(a) = abs(b) gives s = 0, t = sgn(b); b = 0 gives s = sgn(a), t = 0).
+
+    Parameters: a, b: BigIntArrays, ints / mpz or lists (any signs; lengths equal or one).
+    Returns: three BigIntArrays, g non-negative, s signed of capacity b.bits, t signed of
+    capacity a.bits; a tuple of ints for two ints.
+    Errors: ValueError on a length mismatch, TypeError on a non-integer operand.
+
+    >>> import clbig
+    >>> g, s, t = clbig.gcdext([240, -6, 5, 0], [46, 4, 0, 0])
+    >>> g.tolist(), s.tolist(), t.tolist()
+    ([2, 2, 5, 0], [-9, -1, 1, 0], [47, -1, 0, 0])
+    >>> clbig.gcdext(12, 18)
+    (6, -1, 1)
+    """
+    if _is_scalar(a) and _is_scalar(b):
+        g, s, t = gcdext([a], [b])
+        return g.tolist()[0], s.tolist()[0], t.tolist()[0]
+    a, b, n, _, _ = operands(a, b, signed=True)
+    if n == 0:
+        return _empty(a.ctx, b.bits), _empty(a.ctx, b.bits), _empty(a.ctx, a.bits)
+    a, b = _full(a, n), _full(b, n)
+    g = gcd(a, b)
+    g1, _ = _bump_zeros(g)                    # a = b = 0: every quotient below is 0
+    a1 = ops.floordiv(abs(a), g1)
+    b1, bzero = _bump_zeros(ops.floordiv(abs(b), g1))     # b = 0: modulus 1, s set below
+    s1, ok = invert(a1, b1, strict=False)
+    if not ok.all():                          # a1, b1 are coprime: this would be a bug
+        raise RuntimeError(f"gcdext: no inverse of a / g mod b / g at index {int(np.argmin(ok))}")
+    high = ops.compare(ops.shift_left(s1, 1), b1, "gt")          # the balanced representative
+    s = ops.add(ops.sub(s1, ops.mul(b1, _ints(high))), _ints(bzero))
+    s = ops.mul(s, a.sign().astype(np.int64).tolist())             # s of a = sgn(a) * s of |a|
+    bsafe = ops.add(b, _ints(bzero))                               # b = 0: g - a s = 0 there
+    t = ops.floordiv(ops.sub(g, ops.mul(a, s)), bsafe)             # exact division
+    return g, _narrow(s, b.bits), _narrow(t, a.bits)   # abs(s) <= abs(b), abs(t) <= abs(a)
+
+
+def _narrow(x: BigIntArray, bits: int) -> BigIntArray:
+    """x at capacity `bits` (every magnitude fits it), signs kept: one copy at the narrower
+    width instead of the intermediate products' capacity."""
+    return signs.with_neg(select(np.zeros(len(x), bool), x, x, bits), x.neg)
+
+
+# -- iroot ------------------------------------------------------------------------------------
+def _integer(x, what: str) -> int:
+    """x as an int, or TypeError naming `what` (bools are not integers here)."""
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, (numbers.Integral, _MPZ)):
+        raise TypeError(f"{what} must be an integer, got {type(x).__name__}")
+    return int(x)
+
+
+def _root_index(k) -> int:
+    k = _integer(k, "iroot: k")
+    if k < 1:
+        raise ValueError(f"iroot: k must be >= 1, got {k}")
+    return k
+
+
+@rows("div")
+def iroot(a, k):
+    """(floor(a_i^(1/k)), exact_i) as gmpy2.iroot: the integer k-th root of every element and
+    whether it is exact (root^k == a_i).
+
+    Parameters: a: BigIntArray, int / mpz or list (non-negative); k: an int >= 1 (one for
+    the whole batch).
+    Returns: (BigIntArray of capacity ceil(a.bits / k), numpy bool array); (int, bool) for
+    a plain int.
+    Errors: ValueError naming the first negative element, or for k < 1; TypeError for a
+    non-integer k.
+
+    >>> import clbig
+    >>> r, exact = clbig.iroot([0, 26, 27, 10**30 + 1], 3)
+    >>> r.tolist(), exact.tolist()
+    ([0, 2, 3, 10000000000], [True, False, True, False])
+    >>> clbig.iroot(2**100, 4)
+    (33554432, True)
+    """
+    k = _root_index(k)
+    if _is_scalar(a):
+        r, exact = iroot([a], k)
+        return r.tolist()[0], bool(exact[0])
+    a = _coerce(a, _context_of(a), "a", signed=True)
+    neg = signs.clean_neg(a)
+    if neg is not None:
+        raise ValueError(f"iroot: element {int(np.argmax(neg))} is negative")
+    a, n, cap = abs(a), len(a), max(-(-a.bits // k), 1)
+    if n == 0:
+        return _empty(a.ctx, cap), np.zeros(0, bool)
+    if k == 1:
+        return a, np.ones(n, bool)
+    if k >= a.bits:                           # every a < 2^k: the root is 0 or 1
+        one = ops.compare(a, 1, "ge")
+        return _bits_array(a.ctx, one), ops.compare(a, 1, "le")
+    root = _newton_root(a, k, cap)
+    return root, ops.compare(power(root, k), a, "eq")
+
+
+def _bits_array(ctx, flags: np.ndarray) -> BigIntArray:
+    limbs = flags.astype(np.uint32).reshape(-1, 1)
+    return from_limbs(limbs, bits=1, ctx=ctx)
+
+
+def _newton_root(a: BigIntArray, k: int, cap: int) -> BigIntArray:
+    """floor(a^(1/k)) for a >= 0, 2 <= k < a.bits: z_next = ((k-1) z + a // z^(k-1)) // k from
+    z = 2^ceil(bitlen / k) > a^(1/k) decreases to the root, where it first stops decreasing
+    (AM-GM); every row keeps its own z. Zero rows run as 1 and are set back to 0."""
+    ctx, n = a.ctx, len(a)
+    a, zero = _bump_zeros(a)
+    e = (a.bit_length() + k - 1) // k
+    z0 = np.zeros((n, limbs_for(cap + 1)), np.uint32)
+    z0[np.arange(n), e // 32] = np.left_shift(np.uint32(1), (e % 32).astype(np.uint32))
+    z = from_limbs(z0, bits=cap + 1, ctx=ctx)
+    while True:
+        y = ops.floordiv(ops.add(ops.mul(z, k - 1), ops.floordiv(a, power(z, k - 1))), k)
+        down = ops.compare(y, z, "lt")
+        if not down.any():
+            break
+        z = select(down, z, y, cap + 1)       # y < z: fits z's capacity
+    if zero.any():
+        z = step(z, pick(zero, _MINUS1, _KEEP), cap + 1)
+    return select(np.zeros(n, bool), z, z, cap)      # the root < 2^cap
+
+
+# -- jacobi -----------------------------------------------------------------------------------
+@rows("gcd")
+def jacobi(a, n):
+    """The Jacobi symbol (a_i / n_i) as gmpy2.jacobi: n odd, any a; a negative n follows GMP
+    (Kronecker's extension: (a / n) = (a / abs(n)), negated where a < 0).
+
+    Parameters: a, n: BigIntArrays, ints / mpz or lists (lengths equal or one).
+    Returns: a numpy int8 array of -1, 0, 1; an int for two plain ints.
+    Errors: ValueError naming the first index where n is even (0 included).
+
+    >>> import clbig
+    >>> clbig.jacobi([2, 3, 5, -1, 6], [7, 7, 15, 3, 9]).tolist(), clbig.jacobi(1001, 9907)
+    ([1, -1, 0, -1, 0], -1)
+    """
+    if _is_scalar(a) and _is_scalar(n):
+        return int(jacobi([a], [n])[0])
+    a, m, cnt, sa, sm = operands(a, n, signed=True)
+    if cnt == 0:
+        return np.zeros(0, np.int8)
+    even = ops.compare(bitops.bitwise("and", abs(m), 1), 0, "eq")
+    if even.any():
+        raise ValueError(f"jacobi: n is even at index {int(np.argmax(even))} (n must be odd)")
+    mag = abs(m)
+    x = ops.mod(a, mag)                        # 0 <= x < |n|, n's limbs, cnt rows
+    x = _full(x, cnt)
+    res = numtheory_n.jacobi(a.ctx, x.data.data, x.m, mag.data.data, sm, mag.m, cnt)
+    flip = _clean_neg(m, cnt) & _clean_neg(a, cnt)
+    return np.where(flip, -res, res).astype(np.int8)
+
+
+def _clean_neg(x: BigIntArray, n: int) -> np.ndarray:
+    """Where x < 0 (zeros marked negative not counted), broadcast to n rows."""
+    neg = signs.clean_neg(x)
+    if neg is None:
+        return np.zeros(n, bool)
+    return np.broadcast_to(neg, (n,)) if len(neg) != n else neg
+
+
+# -- is_prime ---------------------------------------------------------------------------------
+def _reps(reps) -> int:
+    reps = _integer(reps, "is_prime: reps")
+    if not 0 <= reps <= MAX_REPS:
+        raise ValueError(f"is_prime: reps must be between 0 and {MAX_REPS}, got {reps}")
+    return reps
+
+
+def _bases(reps: int) -> list[int]:
+    """The first max(reps, MIN_BASES) primes."""
+    want, out, p = max(reps, MIN_BASES), [], 2
+    while len(out) < want:
+        out.append(p)
+        p = int(gmpy2.next_prime(p))
+    return out
+
+
+@rows("mod")
+def is_prime(a, reps: int = 25):
+    """Whether each a_i is (probably) prime: trial division by the primes below 1000, then
+    Miller-Rabin with the first max(reps, 16) primes as bases, on the device. Negative
+    values, 0 and 1 are not prime.
+
+    gmpy2.is_prime (GMP 6.2+) runs a Baillie-PSW test instead (then reps - 24 Miller-Rabin
+    rounds). The answers agree on every input below 3.3e24 (the first 13 prime bases have no
+    common strong pseudoprime below psi_13 = 3317044064679887385961981, which 16 bases
+    reject) and on random large inputs; a composite built to be a strong pseudoprime to the
+    first max(reps, 16) prime bases (Arnault's construction) passes here, not in gmpy2.
+
+    Parameters: a: BigIntArray, int / mpz or list; reps: int, 0..1000 (gmpy2's default 25).
+    Returns: a numpy bool array; a bool for a plain int.
+    Errors: ValueError for reps outside 0..1000, TypeError for a non-integer.
+
+    >>> import clbig
+    >>> clbig.is_prime([2, 561, 3215031751, 2**127 - 1, -7]).tolist(), clbig.is_prime(1009)
+    ([True, False, False, True, False], True)
+    """
+    reps = _reps(reps)
+    if _is_scalar(a):
+        return bool(is_prime([a], reps)[0])
+    a = _coerce(a, _context_of(a), "a", signed=True)
+    n = len(a)
+    out = np.zeros(n, bool)
+    if n == 0:
+        return out
+    pos = ops.compare(a, 0, "gt")
+    mag = abs(a)
+    g = gcd(mag, _PRIMORIAL)
+    coprime = ops.compare(g, 1, "eq")
+    divides = ops.compare(g, mag, "eq")        # a | primorial: 1 or a product of small primes
+    idx = np.nonzero(pos & divides & ~coprime)[0]
+    if len(idx):                               # a few values below the primorial: look them up
+        out[idx] = [v in _SMALL_SET for v in _take(mag, idx).tolist()]
+    cand = pos & coprime & ~divides            # > 1, no prime factor below 1000
+    small = ops.compare(mag, _TRIAL_COMPLETE, "lt")
+    out[cand & small] = True
+    test = np.nonzero(cand & ~small)[0]
+    if len(test):
+        out[test] = _miller_rabin(_take(mag, test), _bases(reps))
+    return out
+
+
+def _miller_rabin(x: BigIntArray, bases: list[int]) -> np.ndarray:
+    """Miller-Rabin of odd x > 1009^2 for every base: the first base on every row, the others
+    only on the rows that pass it (one batch: rows repeated once per base)."""
+    ok = _mr_rows(x, [bases[0]] * len(x))
+    alive = np.nonzero(ok)[0]
+    if len(alive) and len(bases) > 1:
+        rest = bases[1:]
+        rows_ = np.repeat(alive, len(rest))
+        passed = _mr_rows(_take(x, rows_), rest * len(alive)).reshape(len(alive), len(rest))
+        ok[alive] = passed.all(axis=1)
+    return ok
+
+
+def _mr_rows(x: BigIntArray, bases: list[int]) -> np.ndarray:
+    """One strong probable-prime test per row: x odd > bases, row i to base bases[i]. With
+    x - 1 = d 2^s (d odd): y = b^d, pass where y = 1 or y = x - 1, else square up to s - 1
+    times, passing where x - 1 appears."""
+    M = Modulus(x)
+    xm1 = ops.sub(x, 1)
+    low = bitops.bitwise("and", xm1, signs.negative(xm1))       # 2^s, the lowest set bit
+    s = low.bit_length() - 1
+    d = ops.floordiv(xm1, low)
+    y = powmod(bases, d, M)
+    ok = ops.compare(y, 1, "eq") | ops.compare(y, xm1, "eq")
+    for j in range(1, int(s.max())):
+        todo = ~ok & (j < s)
+        if not todo.any():
+            break
+        y = mulmod(y, y, M)
+        ok |= todo & ops.compare(y, xm1, "eq")
+    return ok
+
+
+# -- next_prime -------------------------------------------------------------------------------
+@rows("mod")
+def next_prime(a, reps: int = 25):
+    """The least prime greater than each a_i (gmpy2.next_prime; 2 for a_i < 2), with
+    is_prime's test (the same reps): windows of odd candidates tested together on the device.
+
+    Parameters: a: BigIntArray, int / mpz or list (any signs); reps as is_prime's.
+    Returns: a BigIntArray (capacity a.bits + 1 or more); an int for a plain int.
+    Errors: as is_prime's.
+
+    >>> import clbig
+    >>> clbig.next_prime([-5, 0, 2, 13, 2**64]).tolist(), clbig.next_prime(10**12)
+    ([2, 2, 3, 17, 18446744073709551629], 1000000000039)
+    """
+    reps = _reps(reps)
+    if _is_scalar(a):
+        return next_prime([a], reps).tolist()[0]
+    a = _coerce(a, _context_of(a), "a", signed=True)
+    n = len(a)
+    if n == 0:
+        return _empty(a.ctx, a.bits + 1)
+    below = ops.compare(a, 2, "lt")
+    b = abs(a)
+    if below.any():                           # those rows start from 1: the answer 1 + 1
+        ones = from_limbs(np.ones((n, 1), np.uint32), bits=1, ctx=a.ctx)
+        b = select(below, b, ones, max(b.bits, 1))
+    odd = ops.compare(bitops.bitwise("and", b, 1), 1, "eq")
+    first = np.where(odd, 2, 1).astype(np.int64)          # b + first: the first odd above b
+    off = np.where(below, 1, 0).astype(object)            # the answer is b + off
+    todo = np.nonzero(~below)[0]
+    window = _window(b.bits)
+    start = first.astype(object)
+    while len(todo):
+        steps = np.arange(window, dtype=np.int64) * 2
+        offs = (np.repeat(start[todo], window) + np.tile(steps, len(todo)).astype(object)).tolist()
+        cands = ops.add(_take(b, np.repeat(todo, window)), offs)
+        hit = is_prime(cands, reps).reshape(len(todo), window)
+        found = hit.any(axis=1)
+        done = todo[found]
+        off[done] = start[done] + 2 * hit[found].argmax(axis=1).astype(object)
+        start[todo] += 2 * window
+        todo = todo[~found]
+    return ops.add(b, off.tolist())
+
+
+def _window(bits: int) -> int:
+    """Odd candidates per row and round: about half the mean prime gap (ln 2^bits) / 2, so
+    that most rows finish in two or three rounds."""
+    return int(min(512, max(8, bits * 0.35 / 2)))
+
+
+__all__ = ["bit_count", "gcdext", "iroot", "is_prime", "jacobi", "lcm", "next_prime"]
