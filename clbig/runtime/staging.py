@@ -32,7 +32,7 @@ MODES = ("auto", "on", "off")
 #: Host copies into and out of staging are split over this many threads (numpy's copy releases
 #: the GIL): one thread copies at a few GB/s, a fraction of the bus (H200 host, 2026-11-27:
 #: 6.7 GB/s staged against 50 GB/s from pinned_empty with one copying thread).
-THREADS = max(1, min(8, os.cpu_count() or 1))
+THREADS = max(1, min(16, os.cpu_count() or 1))
 _PIECE = 1 << 20             # no thread gets less than this many bytes of a copy
 _pool = None
 _pool_lock = threading.Lock()
