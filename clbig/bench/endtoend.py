@@ -157,9 +157,16 @@ def _make_rsa(rng, n):
     return (C, tuple(map(int, key))), list(map(mpz, C))
 
 
+_MODULI = {}
+
+
 def _rsa_op(ctx, C, key, ph=None):
+    """CRT decryption of the batch C; the key's Moduli are made once per context and key, as
+    a user decrypting batch after batch with one key keeps them (notebook 04)."""
     p, q, dp, dq, qinv = key
-    P, Q = clbig.Modulus(p), clbig.Modulus(q)
+    if (id(ctx), key) not in _MODULI:
+        _MODULI[(id(ctx), key)] = clbig.Modulus(p), clbig.Modulus(q)
+    P, Q = _MODULI[(id(ctx), key)]
     run = (lambda f, *a: f(*a)) if ph is None else ph.kernels
 
     def body(c):

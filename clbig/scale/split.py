@@ -27,6 +27,7 @@ from __future__ import annotations
 import concurrent.futures
 import numbers
 import re
+import threading
 
 import gmpy2
 import numpy as np
@@ -112,9 +113,9 @@ class SplitArray(BigIntArray):
             start += len(p)
 
     def to_limbs(self, dtype=np.uint32, magnitude: bool = False, out: np.ndarray | None = None) -> np.ndarray:
-        # Every piece downloads straight into its rows of one array, all devices' copies
-        # enqueued before any is waited for (no threads: this may run on a Devices' worker,
-        # moving an operand). The former gather (a zeroed array, then each piece's own array
+        # Every piece downloads straight into its rows of one array, all devices at once (each
+        # through its own Context.get: large reads into pageable memory go through that device's
+        # staging buffers). The former gather (a zeroed array, then each piece's own array
         # copied in, one device after the other) took as long as the transfers themselves.
         if out is not None:
             check_out(out, len(self), self.m, dtype)
@@ -126,18 +127,16 @@ class SplitArray(BigIntArray):
             host.flags.writeable = False
             return self._checked(host, magnitude, dtype)
         host = np.empty((len(self), self.m), np.uint32) if out is None else out
-        events = []
+        reads = []
         for d, p, r0, r1 in self._ranges():
             dst = host[r0:r1]
             if isinstance(p, BigIntArray) and p.m == self.m and r1 > r0 and p.data.flags.c_contiguous:
-                with p.ctx.enqueuing() as q:
-                    events.append(p.data.get_async(queue=q, ary=dst)[1])
+                reads.append((p.ctx, p.data, dst))
             else:
                 limbs = p.to_limbs(magnitude=True)
                 dst[:, :limbs.shape[1]] = limbs
                 dst[:, limbs.shape[1]:] = 0
-        for e in events:
-            e.wait()
+        _read_all(reads)
         return self._checked(host, magnitude, dtype)
 
     def _checked(self, host: np.ndarray, magnitude: bool, dtype) -> np.ndarray:
@@ -197,6 +196,28 @@ class SplitArray(BigIntArray):
     def __repr__(self):
         where = f"devices={len(self.ctx)}" if getattr(self.ctx, "is_multi", False) else "on the host"
         return super().__repr__()[:-1] + f", {where})"
+
+
+def _read_all(reads) -> None:
+    """ctx.get(data, dst) for every (ctx, data, dst), the devices at once: one plain thread per
+    device beyond the first (not the Devices' pool: this may run on one of its workers)."""
+    threads, errors = [], []
+
+    def one(ctx, data, dst):
+        try:
+            ctx.get(data, dst)
+        except BaseException as e:       # re-raised in the calling thread
+            errors.append(e)
+    for r in reads[1:]:
+        t = threading.Thread(target=one, args=r, name="clbig-gather")
+        t.start()
+        threads.append(t)
+    if reads:
+        one(*reads[0])
+    for t in threads:
+        t.join()
+    if errors:
+        raise errors[0]
 
 
 def _slice(p, r0: int, r1: int):
