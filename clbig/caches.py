@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 _lock = threading.Lock()
 _temp_root: str | None = None   # this process's temporary cache folder, made at most once
+_warned: set = set()            # folders already named in a warning: each is named once
 
 
 @dataclass(frozen=True)
@@ -73,7 +74,9 @@ def problems(env=os.environ) -> list[Problem]:
             out.append(Problem(pocl, why, "POCL_CACHE_DIR", f"POCL_CACHE_DIR is now {pocl!r}"))
     if not (pocl and _truthy(env.get("PYOPENCL_NO_CACHE"))):
         var = cache_variable()
-        folder = platformdirs.user_cache_dir()
+        # pyopencl and pytools read XDG_CACHE_HOME on macOS too, where platformdirs does not
+        folder = (env[var] if sys.platform == "darwin" and env.get(var)
+                  else platformdirs.user_cache_dir())
         why = usable_folder(folder)
         if why:
             now = (f"{var} is now {env[var]!r}" if env.get(var)
@@ -119,8 +122,13 @@ def ensure(env=os.environ) -> str | None:
                              f"there, and no temporary folder could be made instead ({e}): set "
                              + " and ".join(sorted({p.variable for p in found}))
                              + " to a writable folder") from e
-    names = " and ".join(sorted({p.variable for p in found}))
-    warnings.warn(f"clbig: {_describe(found)}. Compiled kernels go to the temporary folder {root} "
-                  f"for this process and those it starts, and are built again next time: set "
+        fresh = [p for p in found if p.folder not in _warned]
+        _warned.update(p.folder for p in found)
+    if not fresh:   # a platform where the variable does not move the folder (Windows)
+        return root
+    names = " and ".join(sorted({p.variable for p in fresh}))
+    warnings.warn(f"clbig: {_describe(fresh)}. Compiled kernels (and `python -m clbig tune`'s results) "
+                  f"go to the temporary folder {root} for this process and those it starts, and are "
+                  f"built again next time: set "
                   f"{names} to a writable folder to keep them", RuntimeWarning, stacklevel=3)
     return root
