@@ -19,6 +19,7 @@ import pyopencl.tools as cl_tools
 from pyopencl.compyte.array import c_contiguous_strides
 
 from . import config, replay, staging
+from .errors import SetupError  # noqa: F401 (clbig.SetupError)
 from . import tuned as tune
 from .tuned import FAMILIES
 from .profiling import recording
@@ -53,6 +54,7 @@ def _type_name(dev) -> str:
 
 def _cl_devices():
     from .icd import register
+    check_cache_folder()   # before PoCL reads its cache variables, and clbig/icd.py writes there
     register()   # pip-installed runtimes (clbig/icd.py), before the loader's first look
     try:
         platforms = cl.get_platforms()
@@ -74,11 +76,6 @@ def devices() -> list[DeviceInfo]:
                    d.max_compute_units, d.local_mem_size, d.max_work_group_size)
         for i, d in enumerate(_cl_devices())
     ]
-
-
-class SetupError(RuntimeError):
-    """The OpenCL setup cannot run clbig: a device whose compiler fails, an unusable cache
-    folder. The message names the device or folder and what to change."""
 
 
 @functools.lru_cache(maxsize=None)
@@ -105,45 +102,14 @@ def _compiles(dev) -> bool:
     return _probe(dev) is None
 
 
-def _cache_variable() -> str:
-    return "LOCALAPPDATA" if sys.platform == "win32" else "XDG_CACHE_HOME"
-
-
-def _usable_folder(path: str) -> str | None:
-    """None when `path` is (or can be made) a writable folder, else why not."""
-    up = path
-    while up and not os.path.exists(up) and os.path.dirname(up) != up:
-        up = os.path.dirname(up)
-    if up and os.path.exists(up) and not os.path.isdir(up):
-        return f"{up} is a file, not a directory"
-    try:
-        os.makedirs(path, exist_ok=True)
-    except OSError as e:
-        return f"{type(e).__name__}: {e.strerror or e}"
-    if not os.access(path, os.W_OK | os.X_OK):
-        return "not writable"
-    return None
-
-
 def check_cache_folder() -> None:
-    """Raise SetupError naming the folder and the variable to set when the user cache folder
-    that pyopencl, pytools and PoCL keep compiled kernels in cannot be used (HOME or
-    XDG_CACHE_HOME not a directory, read-only): PoCL then reports no devices at all and
-    pytools fails deep inside the first launch."""
-    import platformdirs
-    checks = []
-    if os.environ.get("POCL_CACHE_DIR"):
-        checks.append((os.environ["POCL_CACHE_DIR"], "set POCL_CACHE_DIR to a writable folder"))
-    no_cache = os.environ.get("PYOPENCL_NO_CACHE", "").strip().lower() in ("1", "true", "yes", "on", "y", "t")
-    if not (os.environ.get("POCL_CACHE_DIR") and no_cache):
-        var = _cache_variable()
-        now = f"now {os.environ[var]!r}" if os.environ.get(var) else f"unset; HOME is {os.environ.get('HOME')!r}"
-        checks.append((platformdirs.user_cache_dir(), f"set {var} to a writable folder ({var} is {now})"))
-    for folder, remedy in checks:
-        why = _usable_folder(folder)
-        if why:
-            raise SetupError(f"the cache folder {folder} cannot be used ({why}); pyopencl, pytools and "
-                             f"PoCL keep compiled kernels there: {remedy}")
+    """Make sure the cache folders that pyopencl, pytools and PoCL keep compiled kernels in can
+    be used (clbig/runtime/caches.py): an unusable one (HOME or XDG_CACHE_HOME a file, read-only) is
+    replaced by a temporary folder with one warning naming it and the variable to set; PoCL
+    would list no devices and pytools fail inside the first launch. SetupError only when not
+    even a temporary folder can be made."""
+    from . import caches
+    caches.ensure()
 
 
 def _pytools_folder() -> str:
