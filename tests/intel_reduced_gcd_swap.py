@@ -94,7 +94,7 @@ def _lanes(out, a, b) -> bool:
 
 def main() -> int:
     sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[1]))
-    from clbig import icd
+    from clbig.runtime import icd
     icd.register()                          # Intel's runtime from PyPI (clbig/icd.py)
     ok = True
     for platform in cl.get_platforms():

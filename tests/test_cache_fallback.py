@@ -15,7 +15,7 @@ import gmpy2
 import pytest
 
 import clbig
-from clbig import caches
+from clbig.runtime import caches
 
 # The subprocess records every warning but pyopencl's CompilerWarning (Intel's compiler prints
 # remarks on every build: chatter, not about the cache), computes a product and a gcd, and
@@ -105,7 +105,7 @@ def test_usable_cache_folder_no_warning(tmp_path):
 def test_unusable_cache_folder_warns_and_moves(tmp_path, monkeypatch, how):
     """In this process: the warning names the folder, the variable and its value, the variable
     then names a usable temporary folder, a second check warns no more, and contexts work."""
-    from clbig.devices import check_cache_folder
+    from clbig.runtime.devices import check_cache_folder
     f = tmp_path / "a_file"
     f.write_text("not a folder")
     if how == "xdg_file":
@@ -136,7 +136,7 @@ def test_unusable_cache_folder_warns_and_moves(tmp_path, monkeypatch, how):
 def test_no_temporary_folder_either_is_a_setup_error(tmp_path, monkeypatch):
     """When not even a temporary folder can be made, SetupError names the folder and the
     variable (PoCL would list no devices)."""
-    from clbig.devices import SetupError, check_cache_folder
+    from clbig.runtime.devices import SetupError, check_cache_folder
     f = tmp_path / "a_file"
     f.write_text("not a folder")
     monkeypatch.setenv("XDG_CACHE_HOME", str(f))

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import clbig
-from clbig import stream
+from clbig.scale import stream
 from clbig.runtime import staging
 from clbig.scale import stream as stream_mod
 
