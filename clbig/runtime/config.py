@@ -201,6 +201,7 @@ _TABLE = (
 )
 
 SETTINGS: dict = {s.name: s for s in _TABLE}
+_DEFAULTS = {s.name: s.default for s in _TABLE}   # one lookup on the hot path
 assert all(s.kind in KINDS and (s.kind == "choice") == bool(s.choices) for s in _TABLE)
 
 _watch = threading.local()
@@ -270,9 +271,7 @@ def value(name: str, default=_UNSET, environ=None):
     default. `environ`: read from this mapping instead of os.environ (unwatched)."""
     raw = env(name) if environ is None else environ.get(var(name))
     if raw is None or not raw.strip():
-        if default is _UNSET:
-            return SETTINGS[name].default
-        return default
+        return _DEFAULTS[name] if default is _UNSET else default
     return _parse(SETTINGS[name], raw)
 
 

@@ -36,7 +36,7 @@ _lookup = TemplateLookup(directories=[str(kernel_dir())], strict_undefined=True)
 def _extra_options() -> list[str]:
     """The CL_OPTIONS setting: compiler options added to every build (e.g. -cl-nv-verbose to
     see register use)."""
-    return config.value("CL_OPTIONS")
+    return list(config.value("CL_OPTIONS"))   # a copy: the table's default is one shared list
 
 
 def render(template: str, **params) -> str:
