@@ -1,7 +1,9 @@
 """Command line: `python -m clbig info`, `python -m clbig demo` and `python -m clbig tune`.
 
 info   lists the OpenCL platforms and devices with the limits clbig plans its launches by, and
-       the device that clbig picks by default (CLBIG_DEVICE, else the first GPU, else a CPU).
+       the device that clbig picks by default (the DEVICE setting, else the first GPU, else a
+       CPU); `info --settings` lists clbig's settings (environment variables) instead, with
+       their current values.
 demo   the quick start: random big integers, a*b and a+b on the default device, every result
        checked against gmpy2, with clbig's device time, the wall time and gmpy2's time.
        Exits 1 on any wrong result.
@@ -18,6 +20,7 @@ import argparse
 import os
 import random
 import sys
+import textwrap
 import time
 
 
@@ -25,7 +28,28 @@ def _fmt_bytes(n: int) -> str:
     return f"{n / 2**20:g} MiB" if n >= 2**20 else f"{n / 2**10:g} KiB"
 
 
+def cmd_settings() -> int:
+    """Every setting: its variable, value (as set, else the default; "-": derived, see its
+    text), kind, and what it does; a value that does not parse says why."""
+    from clbig.runtime import config
+    print("clbig's settings (environment variables), their values here and what they do;")
+    print('"-": clbig chooses, as the text says; [tests]: for tests, tuning and benchmarks.')
+    for var, kind, shown, is_set, doc, tests_only in config.rows():
+        state = "set" if is_set else "default"
+        if is_set:
+            try:
+                config.value(var[len(config.PREFIX):])
+            except ValueError as e:
+                state = f"set, BAD: {e}"
+        print(f"\n{var} = {shown}  ({state}; {kind})" + ("  [tests]" if tests_only else ""))
+        print(textwrap.fill(doc, width=96, initial_indent="    ", subsequent_indent="    ",
+                            break_on_hyphens=False))
+    return 0
+
+
 def cmd_info(args) -> int:
+    if args.settings:
+        return cmd_settings()
     import pyopencl as cl
 
     import clbig
@@ -59,8 +83,9 @@ def cmd_info(args) -> int:
             unusable[info.index] = f"{type(e).__name__}: {one_line(e)}"
             print(f"      clbig max_items      unavailable: {unusable[info.index]}")
     print()
-    sel = os.environ.get("CLBIG_DEVICE")
-    how = f"CLBIG_DEVICE={sel!r}" if sel else "no CLBIG_DEVICE: first GPU, else first CPU"
+    from clbig.runtime import config
+    sel, var = config.env("DEVICE"), config.var("DEVICE")
+    how = f"{var}={sel!r}" if sel else f"no {var}: first GPU, else first CPU"
     try:
         ctx = clbig.current_context()
     except Exception as e:  # noqa: BLE001
@@ -217,13 +242,15 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m clbig", description="clbig: big unsigned integers on OpenCL devices")
     sub = parser.add_subparsers(dest="cmd", required=True)
     p_info = sub.add_parser("info", help="list OpenCL devices, their limits and the default choice")
+    p_info.add_argument("--settings", action="store_true",
+                        help="list clbig's settings (environment variables) with their current values")
     p_info.set_defaults(fn=cmd_info)
     p_demo = sub.add_parser("demo", help="a*b and a+b on random integers, checked against gmpy2")
     p_demo.add_argument("--n", type=int, default=4096, help="batch size (default 4096)")
     p_demo.add_argument("--bits", type=int, default=2048, help="bits per integer (default 2048)")
     p_demo.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
     p_demo.add_argument("--device", default=None,
-                        help="device selector as for clbig.Context (default: CLBIG_DEVICE, else GPU, else CPU)")
+                        help="device selector as for clbig.Context (default: the DEVICE setting, else GPU, else CPU)")
     p_demo.set_defaults(fn=cmd_demo)
     p_tune = sub.add_parser("tune", help="measure the multiplication crossovers of a device and store them")
     p_tune.add_argument("--device", default=None, help="device selector as for clbig.Context")

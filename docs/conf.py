@@ -3,6 +3,9 @@
 Build: `sphinx-build -W -b html docs <out>` (warnings are errors). tests/test_docs.py builds
 it so and runs every `>>>` example of the docs and the README with the stdlib's doctest.
 
+The settings page's table comes from clbig's settings table (clbig.runtime.config) through
+the `clbig-settings` directive.
+
 The API page lists clbig's functions by topic through the `clbig-api` directive below, which
 documents a name only where `clbig.<name>` (or a fallback path) exists when the docs are
 built, and a last `clbig-api-rest` section that catches every public name of `clbig.__all__`
@@ -120,6 +123,36 @@ class ClbigModule(Directive):
         return []
 
 
+def settings_table(tests_only: bool) -> list:
+    """reST list-table lines of clbig's settings: the user's (tests_only False) or those for
+    tests, tuning and benchmarks."""
+    from clbig.runtime import config
+    lines = [".. list-table::", "   :header-rows: 1", "   :widths: 28 14 12 46", "",
+             "   * - variable", "     - kind", "     - default", "     - what it does"]
+    for s in config.SETTINGS.values():
+        if s.tests_only != tests_only:
+            continue
+        kind = s.kind + (": " + " | ".join(s.choices) if s.choices else "")
+        shown = config._shown(s.default)
+        default = ("chosen by clbig" if s.default is None else "none" if shown == "(none)"
+                   else f"``{shown}``")
+        lines += [f"   * - ``{s.var}``", f"     - {kind}", f"     - {default}",
+                  "     - " + s.doc.replace("*", "\\*")]
+    return lines + [""]
+
+
+class ClbigSettings(Directive):
+    """`.. clbig-settings::` the user's settings; `.. clbig-settings:: tests` those for tests,
+    tuning and benchmarks."""
+    has_content = False
+    optional_arguments = 1
+
+    def run(self):
+        lines = settings_table(tests_only=self.arguments == ["tests"])
+        self.state_machine.insert_input(StringList(lines, source="clbig-settings"), "clbig-settings")
+        return []
+
+
 def _plain_docstrings(app, what, name, obj, options, lines):
     """clbig's docstrings are prose with code in backquotes, sometimes with aligned tables: where
     one is not valid reST (a `*` read as emphasis, an indented table), show it as written, in a
@@ -145,3 +178,4 @@ def setup(app):
     app.add_directive("clbig-api", ClbigApi)
     app.add_directive("clbig-api-rest", ClbigApiRest)
     app.add_directive("clbig-automodule", ClbigModule)
+    app.add_directive("clbig-settings", ClbigSettings)

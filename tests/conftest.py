@@ -8,10 +8,16 @@ costs about a second of PoCL compile, so the suite shares one default context an
 small-work-group context for the whole session and draws widths and batch lengths from the short
 lists below. Reuse them in new tests rather than inventing new sizes.
 
-Environment:
-  CLBIG_DEVICE            device selector for the session contexts (as clbig.Context).
+Environment: clbig's settings (`python -m clbig info --settings`; CLBIG_DEVICE chooses the
+device of the session contexts, as for clbig.Context), and the test suite's own variables:
   CLBIG_TEST_SEED         base seed of the per-test random.Random (default 20240601).
   CLBIG_HYPOTHESIS_PROFILE "ci" (default: few examples, derandomized) or "thorough".
+  CLBIG_STRESS_SCALE      multiplies tests/test_stress.py's operation counts (default 1).
+  CLBIG_NOTEBOOK_SMALL    set to 1 by tests/test_notebooks.py: the notebooks pick small sizes.
+  CLBIG_NOTEBOOK_TIMEOUT  seconds per notebook cell (tests/test_notebooks.py, default 600).
+  CLBIG_OCLGRIND_ICD      Oclgrind's ICD library (tests/test_oclgrind.py).
+  CLBIG_TEST_EXPECT_PLATFORM  the OpenCL platform every context must be on (tests/test_ci_device.py;
+                          .ci/run's pass on Intel's runtime sets it).
 Markers:
   large  operands of 2^20 bits and more; they run by default (deselect with -m "not large").
 """

@@ -127,7 +127,7 @@ def test_staging_settings(ctx, rng, monkeypatch):
     monkeypatch.setenv("CLBIG_STAGING", "On ")
     assert ctx.staged(1 << 30)
     monkeypatch.setenv("CLBIG_STAGING", "sometimes")
-    with pytest.raises(ValueError, match="CLBIG_STAGING='sometimes'"):
+    with pytest.raises(ValueError, match="CLBIG_STAGING must be auto, on or off, not 'sometimes'"):
         clbig.from_limbs(_limbs(rng, 3))
     monkeypatch.setenv("CLBIG_STAGING", "on")
     monkeypatch.setenv("CLBIG_STAGING_CHUNK", "big")
@@ -240,7 +240,7 @@ def test_pipeline_settings(ctx, rng, monkeypatch):
         assert clbig.mul(stream.host(a), stream.host(a)).tolist() == [x * x for x in a]
     assert _chunks(p) == 0
     monkeypatch.setenv("CLBIG_PIPELINE", "maybe")
-    with pytest.raises(ValueError, match="CLBIG_PIPELINE='maybe'"):
+    with pytest.raises(ValueError, match="CLBIG_PIPELINE must be auto, on or off, not 'maybe'"):
         clbig.mul(stream.host(a), stream.host(a))
     monkeypatch.setenv("CLBIG_PIPELINE", "on")
     with pytest.raises(ValueError, match="length mismatch: 21 and 9"):

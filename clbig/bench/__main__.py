@@ -15,6 +15,7 @@ import time
 from datetime import datetime
 
 import clbig
+from clbig.runtime import config
 from clbig.runtime.devices import SetupError
 
 from . import report
@@ -50,7 +51,7 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--device", default=None,
                     help="clbig.Context selector (index, 'gpu', 'cpu', or part of 'platform: name'); "
                          "'all' runs every device in turn, a comma-separated list runs those. "
-                         "Default: $CLBIG_DEVICE, else a GPU, else a CPU")
+                         f"Default: ${config.var('DEVICE')}, else a GPU, else a CPU")
     ap.add_argument("--sizes", default=None,
                     help="comma-separated sizes of the batch ops: exponents (13 = 2^13 bits) or bit "
                          f"counts (default {_exps(DEFAULT_SIZES)}; --quick: {_exps(QUICK_SIZES)})")

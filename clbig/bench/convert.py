@@ -105,7 +105,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     bits = [int(b) for b in args.bits.split(",") if b]
     print(f"clbig.mpn.convert: {'C extension' if convert._c_ok() else 'no C extension'}"
-          f"{' (CLBIG_PURE_PYTHON set: clbig uses the python path)' if convert.PURE else ''}")
+          f"{' (the PURE_PYTHON setting is on: clbig uses the python path)' if convert.PURE else ''}")
     print(convert_markdown(run_convert(bits, args.mbytes, args.reps)))
     return 0
 

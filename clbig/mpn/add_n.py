@@ -28,10 +28,10 @@ def _flag_params(bits: int, want_flag: bool):
 
 
 # Env overrides the plans read (scan_plans' and _rows_plans'): part of the memo key.
-_ENV = ("CLBIG_ADD_ROWS",) + P.SCAN_ENV
+_ENV = ("ADD_ROWS",) + P.SCAN_ENV
 # Plans are made for min(n, N_CLASS) instances, so longer batches share one memo entry: n only
-# caps the instances per group (at most 1024) and rows per group (at most CLBIG_ADD_ROWS,
-# reached by n >= 256 * rows), so the plans are the same for any CLBIG_ADD_ROWS up to 256.
+# caps the instances per group (at most 1024) and rows per group (at most the ADD_ROWS setting,
+# reached by n >= 256 * rows), so the plans are the same for any ADD_ROWS up to 256.
 N_CLASS = 1 << 16
 
 
@@ -102,7 +102,7 @@ def vec_ok(q: int, m: int, stride: int) -> bool:
 def _rows_plans(ctx, m_need, n, ma, mb, mr, sa, sb):
     """Plans for the 16-byte row layout (MODE "rows" in add.cl.mako), 16-byte aligned operands
     only: big instances as up to 16 chained rows of 4*256 limbs; small ones as R independent
-    rows of IPB instances each (CLBIG_ADD_ROWS tunes R)."""
+    rows of IPB instances each (the ADD_ROWS setting tunes R)."""
     if not all(x % 4 == 0 for x in (ma, mb, mr, sa, sb)):
         return []
     ipi = min(256, ctx.max_items)
@@ -111,5 +111,5 @@ def _rows_plans(ctx, m_need, n, ma, mb, mr, sa, sb):
         return [P.Plan("rows", 4 * rows, ipi, 1, chain=True)] if rows <= 16 else []
     ipi = m_need // 4
     ipb = max(1, min(min(256, ctx.max_items) // ipi, n))
-    rows = min(P.env_ints("CLBIG_ADD_ROWS", (1,))[0], P.ceil_div(n, ipb))
+    rows = min(P.value("ADD_ROWS"), P.ceil_div(n, ipb))
     return [P.Plan("rows", 4 * rows, ipi, ipb, chain=False)]

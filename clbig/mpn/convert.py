@@ -11,7 +11,7 @@ that pair from a batch of Python ints and back:
 
 Two implementations give the same results: the C extension clbig.mpn._limbs (clbig/mpn/_limbs.c: the
 digits of CPython's ints re-cut into limbs, no per-value Python code), and, where it was not
-built (no compiler, another interpreter or version) or CLBIG_PURE_PYTHON=1 is set, the
+built (no compiler, another interpreter or version) or the PURE_PYTHON setting is on, the
 fastest pure Python measured (int.to_bytes / int.from_bytes through map, without a Python loop
 per value). `native()` says which one runs; every function takes pure=True to force Python.
 The extension is checked against int.to_bytes on first use and left unused if it disagrees.
@@ -19,13 +19,14 @@ The extension is checked against int.to_bytes on first use and left unused if it
 from __future__ import annotations
 
 import numbers
-import os
 import reprlib
 import warnings
 from itertools import repeat
 
 import gmpy2
 import numpy as np
+
+from ..runtime import config
 
 try:
     from . import _limbs
@@ -36,7 +37,7 @@ LIMB_BITS = 32
 _MPZ = type(gmpy2.mpz(0))
 
 #: Force the pure-Python path (read once, at import; tests set the module attribute).
-PURE = os.environ.get("CLBIG_PURE_PYTHON", "") not in ("", "0")
+PURE = config.value("PURE_PYTHON")
 _checked: bool | None = None
 
 

@@ -25,7 +25,7 @@ import numpy as np
 from ..runtime import plan as P
 from ..runtime.render import DoesNotFit, kernel, launch
 
-# CLBIG_DIVBC_SINGLE, CLBIG_DIVBC_Q, CLBIG_DIVBC_ITEMS override these for tuning. A step costs
+# The DIVBC_SINGLE, DIVBC_Q and DIVBC_ITEMS settings override these for tuning. A step costs
 # each work-item Q multiply-adds plus a fixed part (the barrier, the exchange, the top item's
 # estimate): larger Q amortizes that part, up to what the registers hold (2Q limbs and the
 # unrolled chains). H100, 2026-11-22 (python -m clbig.bench --ops div, 2^32-bit batches):
@@ -43,10 +43,10 @@ ITEMS = 64        # work-items per group aimed at (several instances per group w
 def shape(mv: int):
     """(K, Q, C) for divisors of mv limbs: normalized length, limbs per item, items per instance."""
     k0 = max(mv, 2)
-    single = P.env_ints("CLBIG_DIVBC_SINGLE", (SINGLE_MAX,))[0]
+    single = P.value("DIVBC_SINGLE", SINGLE_MAX)
     if k0 + 1 <= single:
         return k0, k0 + 1, 1
-    q_max = max(Q_MIN, P.env_ints("CLBIG_DIVBC_Q", (Q_SMALL if k0 + 1 <= 4 * Q_SMALL else Q_MAX,))[0])
+    q_max = max(Q_MIN, P.value("DIVBC_Q", Q_SMALL if k0 + 1 <= 4 * Q_SMALL else Q_MAX))
     c = P.ceil_div(k0 + 1, q_max)
     q = max(Q_MIN, P.ceil_div(k0 + 1, c))
     return c * q - 1, q, c
@@ -63,8 +63,8 @@ def _local_bytes(c: int, ipb: int, stage=None) -> int:
 def _stage(ctx) -> bool:
     """Rows staged in local memory for one item per instance: on GPUs (coalescing; H200, see
     the kernel), not on CPUs, whose caches serve a work-item's row walk as they are;
-    CLBIG_DIVBC_STAGE=0 / 1 forces either (tests reach both paths on any device)."""
-    return bool(P.env_count("CLBIG_DIVBC_STAGE", int(P.is_gpu(ctx))))
+    the DIVBC_STAGE setting (0 / 1) forces either (tests reach both paths on any device)."""
+    return P.value("DIVBC_STAGE", P.is_gpu(ctx))
 
 
 def plans(ctx, mv: int, n: int, mu: int = 0):
@@ -73,7 +73,7 @@ def plans(ctx, mv: int, n: int, mu: int = 0):
     k, q, c = shape(mv)
     if c > ctx.max_items or _local_bytes(c, 1) > ctx.local_mem:
         return
-    items = P.env_ints("CLBIG_DIVBC_ITEMS", (ITEMS,))[0]
+    items = P.value("DIVBC_ITEMS", ITEMS)
     fit = max(1, min(items, ctx.max_items) // c)
     top = 1 << (fit.bit_length() - 1)         # powers of two: few builds
     if c > 1:   # a padding instance costs a whole instance's work there (it must meet barriers)

@@ -275,7 +275,7 @@ def _limb_shift(ctx, x: cla.Array, n: int, limbs: int, left: bool, mr: int) -> c
 
 # -- the inverse ------------------------------------------------------------------------------
 def _planner_state(ctx):
-    """What the products' planners read beyond sizes and CLBIG_* settings (tests patch them)."""
+    """What the products' planners read beyond sizes and settings (tests patch them)."""
     return (tuple([f.max_log for f in mul_ntt.FIELDS.values()]), mul_ssa._limits,
             id(ctx.__dict__.get("_mul_crossovers")))
 
@@ -339,8 +339,8 @@ def _tail(ctx, z: cla.Array, p: int, w: cla.Array, j: int, J: int, nv: int) -> c
 
 def _tail_plan(ctx, p: int, width: int, sw: int, j: int, J: int, n: int):
     """(plan, kernels) of newton_tail for these sizes, memoized; False where none fits, or
-    with CLBIG_DIV_TAIL=parts (tests, measurements)."""
-    ml, parts = 2 * j + 1, P.env("CLBIG_DIV_TAIL") == "parts"
+    with the DIV_TAIL setting parts (tests, measurements)."""
+    ml, parts = 2 * j + 1, P.value("DIV_TAIL") == "parts"
     key = ("newton_tail", p, width, sw, j, J, min(n, ctx.max_items), parts) + P.env_values(P.SCAN_ENV)
 
     def choose():

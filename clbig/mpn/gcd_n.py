@@ -8,10 +8,10 @@ numbers lose about 30 bits per round: at most ceil((2 bitlen - 1) / 30) rounds (
 the kernel flags an instance that would exceed it, which the tests never see), on random input
 about 1.4 bitlen / 30. The inverse's cofactors (mod the odd modulus w) run the full length
 of w every round while the pair shrinks, so they are updated by the product of two rounds'
-matrices in one pass over both (half the passes; CLBIG_GCD_COF=1: every round) and reduced
+matrices in one pass over both (half the passes; the GCD_COF setting 1: every round) and reduced
 lazily (kept below 2w: one spare bit, so digits(limbs, spare=1)).
 
-Storage of the working digits (CLBIG_GCD_STORE=private|global overrides):
+Storage of the working digits (the GCD_STORE setting, private|global, overrides):
   "private": arrays in the work-item's private memory (registers / the driver's local memory);
   "global" : one scratch buffer, digit j of consecutive instances adjacent (coalesced).
 Both run the same functions (blocks/gcd.mako); the kernel is exact at any size. Each built
@@ -33,7 +33,7 @@ from ..runtime.render import DoesNotFit, kernel, largest_fitting, launch
 from . import gcd_check
 
 DIG = 30                 # bits per digit in the kernel
-WG = 64                  # work-items per group aimed at (one instance each); CLBIG_GCD_WG overrides
+WG = 64                  # work-items per group aimed at (one instance each); GCD_WG overrides
 # Private arrays up to this many words per work-item (16 KiB: the inverse's five vectors to
 # ~24000 bits), else the global scratch. H200, 2026-11-24 (bench/results/gcd-h200-2026-11-24b.log,
 # 100,000 instances): private wins the gcd at 1024..8192 bits by 5-23% and the inverse by 12%
@@ -52,22 +52,16 @@ def digits(limbs: int, spare: int = 0) -> int:
 
 
 def cofactor_rounds() -> int:
-    """Rounds per cofactor update of the inverse (CLBIG_GCD_COF=1|2 overrides): 2 halves the
+    """Rounds per cofactor update of the inverse (the GCD_COF setting, 1|2, overrides): 2 halves the
     passes over the cofactors (H200, bench/results/gcd-h200-2026-11-24b.log)."""
-    env = P.env("CLBIG_GCD_COF", "").strip()
-    if env in ("1", "2"):
-        return int(env)
-    if env:
-        raise ValueError(f"CLBIG_GCD_COF must be 1 or 2, not {env!r}")
-    return COF
+    forced = P.value("GCD_COF")
+    return int(forced) if forced else COF
 
 
 def storage(mode: str, m: int) -> str:
-    env = P.env("CLBIG_GCD_STORE", "").strip().lower()
-    if env in ("private", "global"):
-        return env
-    if env:
-        raise ValueError(f"CLBIG_GCD_STORE must be private or global, not {env!r}")
+    forced = P.value("GCD_STORE")
+    if forced:
+        return forced
     return "private" if _vectors(mode) * m <= PRIVATE_WORDS else "global"
 
 
@@ -89,7 +83,7 @@ def _plan(ctx, mode: str, m: int, store: str):
     """(kernel, wg, store) whose known answers are right on this device (clbig/runtime/kernel_check.py,
     issue #33: Intel's CPU runtime miscompiled the private storage): the storage asked for,
     else the global one; KernelFault where none is right."""
-    wg0 = P.env_ints("CLBIG_GCD_WG", (WG,))[0]
+    wg0 = P.value("GCD_WG", WG)
     cof = cofactor_rounds() if mode == "inv" else 0
     stores = [store] + (["global"] if store == "private" else [])
     cands = [(f"{s} storage", functools.partial(_build, ctx, mode, m, s, wg0, cof),

@@ -24,7 +24,7 @@ import numpy as np
 from ..runtime import plan as P
 from ..runtime.render import DoesNotFit, kernel, launch
 
-# CLBIG_MONT_ONE, CLBIG_MONT_Q, CLBIG_MONT_ITEMS override these (tuning, and tests that force
+# The MONT_ONE, MONT_Q and MONT_ITEMS settings override these (tuning, and tests that force
 # the cooperative shape on small sizes). H200, 2026-11-24, batches of 100000 with 512-bit
 # exponents (bench/results/modular-h200-2026-11-24.log): one item per instance wins at 1024
 # bits (3.48 M/s against 2.84 as 4 x 8 limbs) and at 2048 (0.87 against 0.78 as 2 x 32 and
@@ -36,7 +36,7 @@ Q_COOP = (64, 32, 16, 8)   # limbs per item when C > 1, the first that keeps C w
 Q_COOP_SMALL = (32, 16, 8)   # the same below the fill (see FILL)
 ITEMS = 64        # work-items per group aimed at (128 measured the same at 1024 bits)
 # A batch too small to fill a GPU with one item per instance spreads each instance over more
-# items (CLBIG_MONT_FILL overrides; 0 never): one item per instance while n >= FILL per
+# items (the MONT_FILL setting overrides; 0 never): one item per instance while n >= FILL per
 # compute unit, else the most items (a power of two) of at least Q_SMALL limbs, and beyond
 # ONE_MAX limbs Q_COOP_SMALL. CPUs: never (their work-items are loop iterations). H200,
 # 20000 instances: 2048 bits 0.683 M/s on 8 x 8 limbs against 0.523 on one item (0.644 as
@@ -45,12 +45,12 @@ ITEMS = 64        # work-items per group aimed at (128 measured the same at 1024
 FILL = 256
 Q_SMALL = 8
 # Squares by mont_sqr (each cross product once) for one item of up to SQR_MAX limbs
-# (CLBIG_MONT_SQR=0 / 1 turns it off / on everywhere C = 1). H200, 512-bit exponents: 3.92 M/s
+# (the MONT_SQR setting 0 / 1 turns it off / on where C = 1). H200, 512-bit exponents: 3.92 M/s
 # at 1024 bits against 3.48 with CIOS squares; at 2048 bits 0.78 against 0.87 (the 64-limb
 # item already at 255 registers and spilling).
 SQR_MAX = 32
 # m's chunk (MLOC) and the multiplicand (BLOC) in local memory instead of registers
-# (CLBIG_MONT_MLOC / CLBIG_MONT_BLOC = 0 / 1 turn each off / on everywhere). By default BLOC
+# (the MONT_MLOC / MONT_BLOC settings, 0 / 1, turn each off / on everywhere). By default BLOC
 # for one item of at least BLOC_MIN limbs, MLOC never. H200, 512-bit exponents
 # (bench/results/modular-h200-2026-11-24c.log): 2048 bits 0.889 M/s with BLOC against 0.878
 # (no spill against 108 bytes), MLOC 0.884, both 0.866; ptxas still takes all 255 registers
@@ -58,7 +58,7 @@ SQR_MAX = 32
 # (BLOC), 0.180 (MLOC) against 0.209; 2 x 32 at 2048 bits too (0.711 against 0.775).
 MLOC_MIN = 1 << 30
 BLOC_MIN = 64
-# Staging once per group (see the module's doc; CLBIG_MONT_MSHARED / CLBIG_MONT_ESHARED = 0
+# Staging once per group (see the module's doc; the MONT_MSHARED / MONT_ESHARED settings 0
 # turn the modulus's / the exponent's off, 1 on wherever they apply and fit). By default the
 # exponent is staged wherever it applies and the modulus only for one item per instance. H200,
 # 2026-11-24, 100000 instances, 512-bit exponents, int32 kernel (.gpu/mshared_probe.py): one
@@ -70,14 +70,14 @@ ESHARED = 1
 
 def _fill(ctx) -> int:
     default = FILL if P.is_gpu(ctx) else 0
-    return P.env_count("CLBIG_MONT_FILL", default) * int(ctx.device.max_compute_units)
+    return P.value("MONT_FILL", default) * int(ctx.device.max_compute_units)
 
 
 def shape(ctx, nm: int, n: int | None = None):
     """(Q, C) for n instances (None: a large batch) of moduli of nm limbs, or None when an
     instance cannot fit a work-group."""
-    one = P.env_ints("CLBIG_MONT_ONE", (ONE_MAX,))[0]
-    items = P.env_ints("CLBIG_MONT_ITEMS", (ITEMS,))[0]
+    one = P.value("MONT_ONE", ONE_MAX)
+    items = P.value("MONT_ITEMS", ITEMS)
     if nm <= one:
         fill = _fill(ctx) if n is not None else 0
         if n is None or n >= fill or nm < 2 * Q_SMALL:
@@ -89,7 +89,7 @@ def shape(ctx, nm: int, n: int | None = None):
         if _local_bytes(q, c, 1, True) <= ctx.local_mem:
             return q, c
         return nm, 1
-    qs = P.env_ints("CLBIG_MONT_Q", Q_COOP if n is None or n >= _fill(ctx) else Q_COOP_SMALL)
+    qs = P.value("MONT_Q", Q_COOP if n is None or n >= _fill(ctx) else Q_COOP_SMALL)
     for q in qs:
         c = P.ceil_div(nm, q)
         if c <= min(items, ctx.max_items) or q == qs[-1]:
@@ -103,7 +103,7 @@ def shape(ctx, nm: int, n: int | None = None):
 
 
 def _loc(name: str, q: int, c: int, least: int) -> bool:
-    return bool(P.env_count(name, int(c == 1 and q >= least)))
+    return P.value(name, c == 1 and q >= least)
 
 
 def _local_bytes(q: int, c: int, ipb: int, pow2: bool, rows: int = 0, extra: int = 0) -> int:
@@ -123,9 +123,9 @@ def plan(ctx, nm: int, n: int, pow2: bool = False):
     if sh is None:
         return None
     q, c = sh
-    mloc = not pow2 and _loc("CLBIG_MONT_MLOC", q, c, MLOC_MIN)
-    bloc = _loc("CLBIG_MONT_BLOC", q, c, BLOC_MIN)
-    items = P.env_ints("CLBIG_MONT_ITEMS", (ITEMS,))[0]
+    mloc = not pow2 and _loc("MONT_MLOC", q, c, MLOC_MIN)
+    bloc = _loc("MONT_BLOC", q, c, BLOC_MIN)
+    items = P.value("MONT_ITEMS", ITEMS)
     ipb = max(1, min(items, ctx.max_items) // c)
     ipb = min(ipb, P.next_pow2(max(n, 1)))
     while ipb > 1 and _local_bytes(q, c, ipb, pow2, mloc + bloc) > ctx.local_mem:
@@ -143,12 +143,12 @@ def _staged(ctx, pl: dict, sm: int, se: int | None, me: int, pow2: bool) -> dict
     plan's own arrays stays where it was (registers / global memory)."""
     q, c, ipb = pl["Q"], pl["C"], pl["IPB"]
     pl = dict(pl, MSH=False, ESH="global")
-    if not pow2 and sm == 0 and P.env_count("CLBIG_MONT_MSHARED", MSHARED_C1 if c == 1 else 0):
+    if not pow2 and sm == 0 and P.value("MONT_MSHARED", bool(MSHARED_C1) and c == 1):
         words = c * (q | 1)     # chunks at an odd pitch (mont.cl.mako's QP)
         if _local_bytes(q, c, ipb, pow2, pl["BLOC"], words) <= ctx.local_mem:
             pl.update(MSH=True, MLOC=False)
     used = _local_bytes(q, c, ipb, pow2, pl["MLOC"] + pl["BLOC"], c * (q | 1) if pl["MSH"] else 0)
-    if se is not None and P.env_count("CLBIG_MONT_ESHARED", ESHARED):
+    if se is not None and P.value("MONT_ESHARED", bool(ESHARED)):
         # C == 1 with per-instance exponents stays global: each item reads only its own words
         esh, words = ("one", me) if se == 0 else ("each", ipb * (me | 1)) if c > 1 else ("global", 0)
         if words and used + P.WORD * words <= ctx.local_mem:
@@ -196,9 +196,9 @@ def powmod(ctx, pl, a, sa, ma, e, se, me, m, sm, nm, r2, sr2, n, pow2=False, w=N
     if n == 0:
         return out
     pl = _staged(ctx, pl, sm, se, me, pow2)
-    w = w or P.env_count("CLBIG_MONT_W", 0) or window(32 * me)
+    w = w or P.value("MONT_W") or window(32 * me)
     shared_e = se == 0
-    sqr = pl["C"] == 1 and not pow2 and bool(P.env_count("CLBIG_MONT_SQR", int(pl["NP"] <= SQR_MAX)))
+    sqr = pl["C"] == 1 and not pow2 and P.value("MONT_SQR", pl["NP"] <= SQR_MAX)
     k, wg = _build(ctx, pl, "powmod", NM=nm, MA=ma, MB=0, ME=me, W=w, SHARED_E=shared_e,
                    POW2=bool(pow2), SQR=sqr)
     groups = P.ceil_div(n, pl["IPB"])

@@ -20,9 +20,9 @@ from ..runtime import plan as P
 from ..runtime.render import DoesNotFit, kernel, largest_fitting, launch
 
 D = 51            # bits per digit
-ITEMS = 64        # work-items per group aimed at (CLBIG_MONT52_ITEMS overrides)
+ITEMS = 64        # work-items per group aimed at (the MONT52_ITEMS setting overrides)
 # The multiplicand, m and the N accumulators take 6N registers of an item. Beyond REG_MAX
-# digits m's digits move to local memory (MLOC; CLBIG_MONT52_MLOC=0/1 overrides), read at each
+# digits m's digits move to local memory (MLOC; the MONT52_MLOC setting overrides), read at each
 # use. H200, 2048 bits (N = 41), 512-bit exponents: 1.35 M/s (246 registers, no spill) against
 # 1.00 with m in registers (255, 348 B spilled); the multiplicand in local memory instead 1.31,
 # both 0.83 (groups of 32 for the local memory). Beyond N_MAX digits the kernel is not used:
@@ -32,9 +32,9 @@ ITEMS = 64        # work-items per group aimed at (CLBIG_MONT52_ITEMS overrides)
 REG_MAX = 24
 N_MAX = 48
 # Beyond N_MAX digits and up to COOP_MAX, powmod on GPUs and CPUs spreads an instance over C items of
-# at most S_MAX digits (mont52_coop.cl.mako: one barrier per row of a product; CLBIG_MONT52_COOP
-# =0/1 and CLBIG_MONT52_SMAX override), each item's digits of m in registers up to COOP_MREG
-# digits per item, else in local memory (CLBIG_MONT52_COOP_MREG overrides). H200, 100000
+# at most S_MAX digits (mont52_coop.cl.mako: one barrier per row of a product; the MONT52_COOP
+# (0/1) and MONT52_SMAX settings override), each item's digits of m in registers up to COOP_MREG
+# digits per item, else in local memory (the MONT52_COOP_MREG setting overrides). H200, 100000
 # instances, 512-bit exponents (8192 bits: 50000), K/s, against the int32 kernel:
 #   bits  int32   m in local memory (2026-11-24)     m in registers (2026-11-25)
 #   3072  344     4 x 16: 402, 2 x 31: 273           4 x 16: 429-433, 8 x 8: 426
@@ -46,7 +46,7 @@ N_MAX = 48
 # items, a loop kept rolled and -cl-nv-maxrregcount (ignored) change nothing; forming the next
 # q early, without a branch, gained 1-3%. Beyond COOP_MAX the int32 kernel (not measured).
 # Where the program binary is PTX (NVIDIA), the kernel is built with at most COOP_REGS registers
-# per item (render.MAXREG; CLBIG_MONT52_COOP_REGS overrides, 0: no cap), so that 12 warps fit a
+# per item (render.MAXREG; the MONT52_COOP_REGS setting overrides, 0: no cap), so 12 warps fit a
 # multiprocessor instead of 8; the spills this costs go to L1. H200, 2026-11-25: 4096 bits as
 # 4 x 21 251-257 K/s at 152-168 registers against 217-221 at 255 (8 x 11: 220-226 at 96-128,
 # 213 at 200); 8192 bits as 8 x 21 64.5 against 55.5; 3072 bits as 4 x 16 444 (449 at 128)
@@ -58,7 +58,7 @@ N_MAX = 48
 # item, C any count (not only powers of two), N = C*S even. They save a quarter of the digit
 # products but none of a row's fixed work (q, the exchange, the barrier), which weighs more the
 # fewer digits an item has; so they are taken only where the product's plan has more than
-# SQR_FROM digits per item (CLBIG_MONT52_COOP_SQR=0/1 decides where set). H200, 2026-11-25,
+# SQR_FROM digits per item (the MONT52_COOP_SQR setting, 0/1, decides where set). H200, 2026-11-25,
 # the same batches, K/s, cap 168 unless said (int32 kernel in brackets):
 #   bits  squares by the product   mont52_sqr_coop
 #   2560  4 x 13: 669 (491)        6 x 9: 610
@@ -90,7 +90,7 @@ COOP_REGS = 168
 # 1.69x, 1.82x.
 FILL = 80
 # Squares by mont52_sqr (unrolled, N(N+1)/2 + N^2 products against 2 N^2) up to SQR_MAX digits
-# on GPUs (CLBIG_MONT52_SQR_MAX overrides; 0: never): its code grows as N^2. H200, 512-bit
+# on GPUs (the MONT52_SQR_MAX setting overrides; 0: never): its code grows as N^2. H200, 512-bit
 # exponents: 1024 bits (N = 21) 5.68 M/s against 5.10 by mont52_mul; 2048 bits (N = 41) 0.10
 # against 1.00 (15000 instructions unrolled, spilling). PoCL on this CI machine's CPU: 1024
 # bits 4.2 K/s against 12.5, so CPUs never.
@@ -133,20 +133,20 @@ def fast_fp64(ctx) -> bool:
 
 def wanted(ctx, nm: int, n: int) -> bool:
     """Whether powmod / mulmod of n instances of nm-limb moduli take this kernel:
-    CLBIG_MONT_FP64=0/1 decides where set; else devices with fast FP64 (fast_fp64), on GPUs
-    from FILL instances per compute unit (CLBIG_MONT52_FILL overrides): smaller batches fill
+    the MONT_FP64 setting (0/1) decides where set; else devices with fast FP64 (fast_fp64), on GPUs
+    from FILL instances per compute unit (the MONT52_FILL setting overrides): smaller batches fill
     the GPU better with the int32 kernel's instances spread over several items. Measured (H200,
     2026-11-24, 512-bit exponents, bench/README.md): 100000 instances, 1024 bits 5.68 M/s
     against 3.90 (int32), 2048 bits 1.35 against 0.89, 4096 bits 0.05-0.12 against 0.21 (N = 81
     digits spill; N_MAX keeps them on int32); PoCL on this CI machine's CPU, 1024 bits 12.5
     K/s against 3.2, 2048 bits 5.5 against 0.9."""
-    forced = P.env_count("CLBIG_MONT_FP64", -1)
-    if forced >= 0:
-        return bool(forced)
+    forced = P.value("MONT_FP64")
+    if forced is not None:
+        return forced
     if not usable(ctx) or not fast_fp64(ctx):
         return False
     if P.is_gpu(ctx):
-        return n >= P.env_count("CLBIG_MONT52_FILL", FILL) * int(ctx.device.max_compute_units)
+        return n >= P.value("MONT52_FILL", FILL) * int(ctx.device.max_compute_units)
     return True
 
 
@@ -158,9 +158,9 @@ def plan(ctx, nm: int, n: int, coop: bool = False):
     if not usable(ctx):
         return None
     N = digits(nm)
-    if N > P.env_ints("CLBIG_MONT52_NMAX", (N_MAX,))[0]:
+    if N > P.value("MONT52_NMAX", N_MAX):
         return _plan_coop(ctx, N, n) if coop else None
-    mloc = bool(P.env_count("CLBIG_MONT52_MLOC", int(P.is_gpu(ctx) and N > REG_MAX)))
+    mloc = P.value("MONT52_MLOC", P.is_gpu(ctx) and N > REG_MAX)
     wg = min(_items(), ctx.max_items, P.next_pow2(max(n, 1)))
     while wg > 1 and _local_bytes(N, wg, mloc) > ctx.local_mem:
         wg //= 2
@@ -173,21 +173,21 @@ def _plan_coop(ctx, N: int, n: int):
     """C items of S digits per instance, IPB instances a group: C the least power of two with
     S <= S_MAX; on GPUs where that S passes SQR_FROM, squares by mont52_sqr_coop (SQR; N = C*S even)
     with C from the three least that give S <= SQR_S_MAX, the one with the fewest digits.
-    CLBIG_MONT52_SMAX, CLBIG_MONT52_COOP_SQR=0/1 and CLBIG_MONT52_COOP_C override."""
-    s_env = P.env_count("CLBIG_MONT52_SMAX", 0)
+    The MONT52_SMAX, MONT52_COOP_SQR (0/1) and MONT52_COOP_C settings override."""
+    s_env = P.value("MONT52_SMAX", 0)
     c = 2
     while P.ceil_div(N, c) > (s_env or S_MAX):
         c *= 2
-    forced = P.env_count("CLBIG_MONT52_COOP_SQR", -1)
-    sqr = forced == 1 or (forced < 0 and P.is_gpu(ctx) and P.ceil_div(N, c) > SQR_FROM)
+    forced = P.value("MONT52_COOP_SQR")
+    sqr = forced if forced is not None else P.is_gpu(ctx) and P.ceil_div(N, c) > SQR_FROM
     if sqr:
         c0 = max(2, P.ceil_div(N, s_env or SQR_S_MAX))
         c = min(range(c0, c0 + 3), key=lambda c: (c * _square_digits(N, c), c))
-    c = P.env_count("CLBIG_MONT52_COOP_C", c)
+    c = P.value("MONT52_COOP_C", c)
     S = _square_digits(N, c) if sqr else max(2, P.ceil_div(N, c))
     ipb = max(1, min(_items(ITEMS if P.is_gpu(ctx) else CPU_ITEMS), ctx.max_items) // c)
     ipb = min(ipb, P.next_pow2(max(n, 1)))
-    mreg = S <= P.env_count("CLBIG_MONT52_COOP_MREG", COOP_MREG)
+    mreg = S <= P.value("MONT52_COOP_MREG", COOP_MREG)
     while ipb > 1 and _coop_bytes(c * S, S, c, ipb, mreg) > ctx.local_mem:
         ipb //= 2
     if c > ctx.max_items or _coop_bytes(c * S, S, c, ipb, mreg) > ctx.local_mem:
@@ -202,7 +202,7 @@ def _square_digits(N: int, c: int) -> int:
 
 
 def _items(default: int = ITEMS) -> int:
-    return P.env_ints("CLBIG_MONT52_ITEMS", (default,))[0]
+    return P.value("MONT52_ITEMS", default)
 
 
 def _coop_bytes(N: int, S: int, c: int, ipb: int, mreg: bool) -> int:
@@ -217,14 +217,14 @@ def _local_bytes(N: int, wg: int, mloc: bool) -> int:
 
 def wanted_coop(ctx, nm: int, n: int) -> bool:
     """Whether powmod takes the cooperative FP64 kernel for moduli beyond N_MAX digits, up to
-    COOP_MAX (CLBIG_MONT52_COOP=0/1 decides where set), on the devices `wanted` leaves to
+    COOP_MAX (the MONT52_COOP setting, 0/1, decides where set), on the devices `wanted` leaves to
     mont52: GPUs with fast FP64, and CPUs (PoCL on this CI machine's 2-core Zen 5, 2026-11-25,
     32-128 instances, 512-bit exponents: 2560 bits 1728/s against 422 by the int32 kernel,
     3072 bits 1357 against 271, 4096 bits 890 against 134, 8192 bits 209 against 67; gmpy2
     on one core 1221 / 862 / 486 / 184)."""
-    forced = P.env_count("CLBIG_MONT52_COOP", -1)
-    if forced >= 0:
-        return bool(forced)
+    forced = P.value("MONT52_COOP")
+    if forced is not None:
+        return forced
     return digits(nm) <= COOP_MAX
 
 
@@ -241,8 +241,8 @@ def fit(pl) -> int:
 def _msh(pl, sm: int) -> bool:
     """One modulus for the batch (sm == 0), one item per instance: its digits staged once per
     group in local memory where m would live in local memory anyway (MLOC: GPUs beyond REG_MAX
-    digits; CLBIG_MONT52_MSHARED=0/1 decides where set)."""
-    return pl["C"] == 1 and sm == 0 and bool(P.env_count("CLBIG_MONT52_MSHARED", int(pl["MLOC"])))
+    digits; the MONT52_MSHARED setting, 0/1, decides where set)."""
+    return pl["C"] == 1 and sm == 0 and P.value("MONT52_MSHARED", bool(pl["MLOC"]))
 
 
 def _build(ctx, pl, template, name, **params):
@@ -282,13 +282,13 @@ def powmod(ctx, pl, a, sa, ma, e, se, me, m, sm, nm, r2, sr2, n, w=None):
     if n == 0:
         return out
     pl = dict(pl)
-    w = w or P.env_count("CLBIG_MONT_W", 0) or window(32 * me)
+    w = w or P.value("MONT_W") or window(32 * me)
     if pl["C"] > 1:
         k = _build(ctx, pl, "mont52_coop.cl.mako", "powmod52c", NM=nm, MA=ma, ME=me, W=w,
-                   MREG=not pl["MLOC"], MAXREG=P.env_count("CLBIG_MONT52_COOP_REGS", COOP_REGS),
+                   MREG=not pl["MLOC"], MAXREG=P.value("MONT52_COOP_REGS", COOP_REGS),
                    SQR=pl["SQR"])
     else:
-        sqr = pl["N"] <= P.env_count("CLBIG_MONT52_SQR_MAX", SQR_MAX if P.is_gpu(ctx) else 0)
+        sqr = pl["N"] <= P.value("MONT52_SQR_MAX", SQR_MAX if P.is_gpu(ctx) else 0)
         k = _build(ctx, pl, "mont52.cl.mako", "powmod52", KERNEL="powmod", NM=nm, MA=ma, MB=0, ME=me,
                    W=w, SQR=sqr, MSH=_msh(pl, sm))
     groups = P.ceil_div(n, pl["IPB"])

@@ -31,7 +31,7 @@ def _q_options(mr: int, carry: str = "", square: bool = False, few: bool = False
         q = (4, 8, 16)
     else:
         q = (2, 4)
-    return P.env_ints("CLBIG_MUL_Q", q)
+    return P.value("MUL_Q", q)
 
 
 def _chunks(mr: int, q: int, regions: int) -> int:
@@ -53,7 +53,7 @@ def _local_bytes(ipb, q, ma, mb, c, b_global, square=False):
 def single_plans(ctx, ma: int, mb: int, mr: int, n: int, target_items: int | None = None,
                  square: bool = False, carry: str = "", few: bool = False):
     """Candidate one-group launch parameters, fastest first (few: a few instances on a GPU)."""
-    target_items = target_items or P.env_ints("CLBIG_MUL_ITEMS", (64,))[0]  # best of 64/128/256 on an H100
+    target_items = target_items or P.value("MUL_ITEMS")  # best of 64/128/256 on an H100
     regions = 2 if mr > max(ma, mb) else 1
     for q in _q_options(mr, carry, square, few):
         c = _chunks(mr, q, regions)
@@ -72,11 +72,11 @@ def single_plans(ctx, ma: int, mb: int, mr: int, n: int, target_items: int | Non
 def digit_plans(ctx, ma: int, mb: int, mr: int, n: int, target_items: int | None = None):
     """One-group plans in radix-2^30 digits (mul_digits.cl.mako): both operands must fit the
     group's local memory as digits."""
-    target_items = target_items or P.env_ints("CLBIG_MUL_ITEMS", (64,))[0]
+    target_items = target_items or P.value("MUL_ITEMS")
     da, db = P.ceil_div(32 * ma, 30), P.ceil_div(32 * mb, 30)
     dr = (32 * mr - 1) // 30 + 1
     regions = 2 if dr > max(da, db) else 1
-    for q in P.env_ints("CLBIG_DIGIT_Q", (8, 16) if dr >= 64 else (4, 8, 16)):
+    for q in P.value("DIGIT_Q", (8, 16) if dr >= 64 else (4, 8, 16)):
         c = _chunks(dr, q, regions)
         ipi = c // 2
         dld = (da + q) + (db + 5 * q)
@@ -117,9 +117,9 @@ def mul(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int):
     # 2^16 bits where limbs take a 64-bit add per term (H100: 34.8 against 41.4 ms for the
     # 2^32-bit batch) and lose below (2.5 against 1.1 ms at 2^9: conversions dominate small
     # sizes). Limbs with carry chains (ctx.carry) beat them everywhere: 29.1 against 34.8 ms at
-    # 2^16, 57.4 against 72.0 at 2^17. CLBIG_MUL_RADIX=30 or 32 forces one (tests use it to
+    # 2^16, 57.4 against 72.0 at 2^17. The MUL_RADIX setting (30 or 32) forces one (tests use it to
     # cover both at every size).
-    radix = P.env("CLBIG_MUL_RADIX", "auto")
+    radix = P.value("MUL_RADIX")
     # a square's halved work beats the digits' faster multiply-adds
     if radix == "30" or (radix == "auto" and max(ma, mb, mr) >= 2048 and not square and not carry):
         for p in digit_plans(ctx, ma, mb, mr, n):

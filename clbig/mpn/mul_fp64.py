@@ -15,7 +15,7 @@ PoCL on the CI machine's 2-core Zen 5, 2026-11-25, 2^15 squares of 512 bits 10.4
 2^14 of 1024 bits 9.9 against 3.2 (bench/README.md).
 mul_basecase asks `plan` first, then `coop_plan` (the cooperative kernel, mul52_coop.cl.mako,
 for larger products on GPUs); None from both leaves the product to the int32 kernels.
-CLBIG_MUL_RADIX=51 takes this path wherever it can run (up to FORCED_MAX_DIGITS), =30 or =32
+The MUL_RADIX setting 51 takes this path wherever it can run (up to FORCED_MAX_DIGITS), 30 or 32
 never (tests force each radix at every size).
 """
 from __future__ import annotations
@@ -28,7 +28,7 @@ from ..runtime.render import DoesNotFit, kernel, launch, memoized
 
 D = mont52.D
 MAX_DIGITS = 42
-FORCED_MAX_DIGITS = 96   # CLBIG_MUL_RADIX=51 stops here too
+FORCED_MAX_DIGITS = 96   # MUL_RADIX 51 stops here too
 # One item per instance: a GPU needs this many instances per compute unit to hide latency
 # (fewer go to the int32 kernels, which spread an instance over several items).
 GPU_ROWS_PER_CU = 256
@@ -48,10 +48,9 @@ def _device(ctx) -> tuple[bool, bool, int]:
 def plan(ctx, ma: int, mb: int, mr: int, n: int, square: bool) -> dict | None:
     """The template parameters for (a * b) mod 2^(32 mr), or None where the int32 kernels
     should run it."""
-    radix = P.env("CLBIG_MUL_RADIX", "auto").strip()
+    radix = P.value("MUL_RADIX")
     force = radix == "51"
-    if (radix not in ("auto", "51")
-            or P.env("CLBIG_MUL52_COOP", "").strip() == "1"):   # the cooperative one
+    if radix not in ("auto", "51") or P.value("MUL52_COOP"):   # forced: the cooperative one
         return None
     exact, fast, units = _device(ctx)
     if not exact:
@@ -68,9 +67,9 @@ def plan(ctx, ma: int, mb: int, mr: int, n: int, square: bool) -> dict | None:
     # (barriers cost there). a's digits live in local memory on CPUs, and on GPUs for low
     # halves of more than 32 digits in all (H200 2^10 low: 861 against 1139 µs; full products
     # keep them in registers: 1535 against 1634).
-    # CLBIG_MUL52_STAGE and _XLOC (0/1) override both choices (tests run every variant).
-    stage = P.env_count("CLBIG_MUL52_STAGE", int(gpu))
-    xloc = P.env_count("CLBIG_MUL52_XLOC", int(not gpu or (mr < ma + mb and na + nb > 32)))
+    # The MUL52_STAGE and MUL52_XLOC settings (0/1) override both choices (tests run every variant).
+    stage = P.value("MUL52_STAGE", gpu)
+    xloc = P.value("MUL52_XLOC", not gpu or (mr < ma + mb and na + nb > 32))
     return dict(MA=ma, MB=mb, MR=mr, STAGE=int(bool(stage)), XLOC=int(bool(xloc)))
 
 
@@ -93,8 +92,8 @@ def plan(ctx, ma: int, mb: int, mr: int, n: int, square: bool) -> dict | None:
 # instances a compute unit holds, so its warps come from items. In 2^32-bit batches this
 # kernel's time grows as the bits and the NTT's stays flat, so the NTT takes full products
 # from NTT_FROM_BITS (about where 11.3 ms at 2^14 doubling meets 15.3-15.8 ms) on devices
-# that take this kernel (mul_n.crossovers). CLBIG_MUL52_COOP=1 takes it wherever it can run
-# (tests), =0 never; _W, _C, _IPB override the shape.
+# that take this kernel (mul_n.crossovers). The MUL52_COOP setting 1 takes it wherever it can
+# run (tests), 0 never; MUL52_COOP_W, _C, _IPB override the shape.
 COOP_W = 8
 COOP_MIN_DIGITS = MAX_DIGITS + 1
 COOP_MAX_DIGITS = 900   # both operands together (two 22900-bit operands): past NTT_FROM_BITS
@@ -110,13 +109,13 @@ COOP_LOW_MIN_DIGITS = 320
 
 
 def _coop_setting() -> str | None:
-    """"force" (CLBIG_MUL52_COOP=1 or CLBIG_MUL_RADIX=51), "auto", or None (CLBIG_MUL52_COOP=0,
-    or another radix forced)."""
-    want = P.env("CLBIG_MUL52_COOP", "auto").strip()
-    radix = P.env("CLBIG_MUL_RADIX", "auto").strip()
-    if want == "0" or radix not in ("auto", "51"):
+    """"force" (the MUL52_COOP setting 1, or MUL_RADIX 51), "auto", or None (MUL52_COOP 0, or
+    another radix forced)."""
+    want = P.value("MUL52_COOP")
+    radix = P.value("MUL_RADIX")
+    if want is False or radix not in ("auto", "51"):
         return None
-    return "force" if want == "1" or radix == "51" else "auto"
+    return "force" if want or radix == "51" else "auto"
 
 
 def coop_auto(ctx) -> bool:
@@ -144,14 +143,14 @@ def coop_plan(ctx, ma: int, mb: int, mr: int, n: int, square: bool) -> dict | No
                       or (square and na + nb > COOP_SQR_MAX_DIGITS)
                       or n < GPU_ROWS_PER_CU * units // 4):
         return None
-    w = max(1, P.env_count("CLBIG_MUL52_COOP_W", COOP_W))
+    w = max(1, P.value("MUL52_COOP_W", COOP_W))
     blocks = P.ceil_div(nc, w)
     # a low half's blocks cost from 1 to NA steps: the longest alone bounds an item, so more
     # items than for a full product's (H200: 2^13 C 16 3897 µs, C 8 4603, C 24 4550)
     c = (min(32, max(1, 3 * blocks // 4)) if low else
          min(16 if blocks <= 48 else 32, P.ceil_div(blocks, 2)))
-    c = max(1, P.env_count("CLBIG_MUL52_COOP_C", c))
-    ipb = max(1, P.env_count("CLBIG_MUL52_COOP_IPB", 32))
+    c = max(1, P.value("MUL52_COOP_C", c))
+    ipb = max(1, P.value("MUL52_COOP_IPB"))
     while ipb > 1 and (c * ipb > min(ctx.max_items, 256)
                        or _coop_local_bytes(na, nb, nc, w, ipb) > ctx.local_mem):
         ipb //= 2

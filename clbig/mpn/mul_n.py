@@ -41,8 +41,8 @@ def crossovers(ctx) -> dict:
 
 # What the NTT's and SSA's `supports` read beyond the context's fixed limits: tuning
 # overrides from the environment and module settings that tests patch. Part of why_not's key.
-_NTT_ENV = ("CLBIG_NTT_FIELD", "CLBIG_NTT_POINTS")
-_SSA_ENV = ("CLBIG_SSA_K", "CLBIG_SSA_Q", "CLBIG_SSA_LEVELS")
+_NTT_ENV = ("NTT_FIELD", "NTT_POINTS")
+_SSA_ENV = ("SSA_K", "SSA_Q", "SSA_LEVELS")
 
 
 def why_not(ctx, algorithm: str, ma: int, mb: int, bits: int) -> str | None:

@@ -11,7 +11,7 @@ the exact one, so the product is exact: no "overflow-unsafe" shortcut.
 
 The transform runs as passes over local memory, its levels in register chunks (see
 blocks/ntt.mako), as many points per work-group as local memory holds (at most 32 KiB of them,
-CLBIG_NTT_POINTS to tune):
+the NTT_POINTS setting to tune):
   * one pass: the whole product is one launch per prime (a's transform waits in registers);
   * one level more, operands in the lower half: two twisted halves of one pass each, joined
     by a last inverse level (in the CRT kernel for the 31-bit primes, KERNEL "last" for p);
@@ -63,12 +63,12 @@ STRIDED_GROUPS = 8       # groups per work-group in strided passes: 64-byte cont
 
 
 def default_field(ctx=None, ma: int = 0, mb: int = 0, bits: int = 0) -> str:
-    """CLBIG_NTT_FIELD if set, else by measurement on an H100 (2026-11-22, bench/results/
+    """The NTT_FIELD setting if set, else by measurement on an H100 (2026-11-22, bench/results/
     ntt-fields-h100-2026-11-22.log): three 32-bit primes while their transform fits one pass
     (batches of 2^32 bits: 19.2 against 31.9 ms at 2^15 bits, 29.0 against 49.5 at 2^17),
     the 64-bit prime once passes must go through global memory three times over (2^18: 46.9
     against 50.1 ms; one 2^24-bit product 1.3 against 2.6 ms)."""
-    forced = P.env("CLBIG_NTT_FIELD")
+    forced = P.value("NTT_FIELD")
     if forced or ctx is None:
         return forced or "gl"
     L, da, db = transform_log(ma, mb, bits, "m31x3")
@@ -93,7 +93,7 @@ def transform_log(ma: int, mb: int, bits: int, field: str | None = None) -> tupl
 
 
 def _max_points(ctx, word: int = 8) -> int:
-    cap = P.env_ints("CLBIG_NTT_POINTS", (4096 * 8 // word,))[0]
+    cap = P.value("NTT_POINTS", 4096 * 8 // word)
     fit = (ctx.local_mem - 256) // word * 32 // 33   # one spare word every 32 (blocks/ntt.mako)
     return 1 << (min(cap, fit).bit_length() - 1)
 
@@ -189,13 +189,13 @@ LEVEL_TABLES = 15
 
 
 def _pass_kernel(ctx, fp, L, H, RB, G, **flags):
-    wg = min(P.env_ints("CLBIG_NTT_ITEMS", (256,))[0], ctx.max_items, max(1, (G << RB) // 4))
+    wg = min(P.value("NTT_ITEMS"), ctx.max_items, max(1, (G << RB) // 4))
     # levels of the lowest register chunk and of those above it (blocks/ntt.mako). H100: 5 and 4
     # for 32-bit points (2^17-bit batches 14.1 ms; 5 and 3: 14.9); 3 and 3 for 64-bit ones,
     # whose 32-point chunks cost registers (one 2^28-bit product 5.8 ms; 5 and 4: 8.3 ms)
     wide = fp.get("FIELD") == "gl"
-    k0 = P.env_ints("CLBIG_NTT_K0", (3 if wide else 5,))[0]
-    kmax = P.env_ints("CLBIG_NTT_KMAX", (3 if wide else 4,))[0]
+    k0 = P.value("NTT_K0", 3 if wide else 5)
+    kmax = P.value("NTT_KMAX", 3 if wide else 4)
     return largest_fitting(wg, lambda wg: kernel(
         ctx, "ntt.cl.mako", "ntt_pass", wg, **dict(_NIL, KERNEL="pass", L=L, H=H, RB=RB, G=G, WG=wg,
                                                    KMAX=kmax, LT=LEVEL_TABLES, K0=k0, **fp, **flags)))
@@ -274,7 +274,7 @@ def _product(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int, f
 
 
 # Environment settings the setup reads (part of its memo key, so a changed setting applies).
-_SETUP_ENV = ("CLBIG_NTT_FIELD", "CLBIG_NTT_POINTS", "CLBIG_NTT_ITEMS", "CLBIG_NTT_K0", "CLBIG_NTT_KMAX")
+_SETUP_ENV = ("NTT_FIELD", "NTT_POINTS", "NTT_ITEMS", "NTT_K0", "NTT_KMAX")
 
 
 def _setup(ctx, f: Field, ma: int, mb: int, bits: int, square: bool):

@@ -19,7 +19,7 @@ from ..runtime import plan as P_
 from ..runtime.render import DoesNotFit, kernel, launch
 
 # Words per work-item in a butterfly, the first that fits: the carry scan costs log2(P/Q)
-# steps per Q words, so Q = 4 would spend more on it than on the words (CLBIG_SSA_Q=4 allows).
+# steps per Q words, so Q = 4 would spend more on it than on the words (the SSA_Q setting 4 allows).
 _QS = (8, 16, 32)
 _GROUP = 256           # preferred work-items per group
 _LEVELS = 6            # at most 2^6 rows (six stages) per pass through local memory
@@ -39,8 +39,8 @@ def _limits(ctx):
 def _geometry(ctx, P: int):
     """(Q, ipi, levels) for rows of P words: the items per butterfly (preferably at most
     _GROUP) and the most stages one pass can hold in local memory; None when nothing fits."""
-    qs = P_.env_ints("CLBIG_SSA_Q", _QS)
-    most = P_.env_ints("CLBIG_SSA_LEVELS", (_LEVELS,))[0]
+    qs = P_.value("SSA_Q", _QS)
+    most = P_.value("SSA_LEVELS", _LEVELS)
     for cap in (min(_GROUP, ctx.max_items), ctx.max_items):
         for q in qs:
             ipi = P_.ceil_div(P, q)
@@ -77,16 +77,14 @@ def _shape(ma: int, mb: int, k: int):
 
 def plan(ctx, ma: int, mb: int, bits: int):
     """The parameters for one product, or a dict with only 'reason' when none fits.
-    CLBIG_SSA_K forces the number of rows 2^k (tests, tuning)."""
+    The SSA_K setting forces the number of rows 2^k (tests, tuning)."""
     mr = P_.ceil_div(bits, 32)
     full = min(mr, ma + mb)             # product limbs that matter
     ma, mb = min(ma, full), min(mb, full)
-    forced = P_.env("CLBIG_SSA_K")
-    ks = [int(forced)] if forced else range(1, (ma + mb).bit_length() + 1)
+    forced = P_.value("SSA_K")   # 1..30 (the settings table checks it)
+    ks = [forced] if forced else range(1, min((ma + mb).bit_length(), 30) + 1)
     best, why = None, None
     for k in ks:
-        if not 1 <= k <= 30:
-            raise ValueError(f"CLBIG_SSA_K={k}: the transform length must be 2^1..2^30")
         m, p = _shape(ma, mb, k)
         geo = _geometry(ctx, p)
         if geo is None:

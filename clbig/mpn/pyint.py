@@ -9,15 +9,16 @@ freshly allocated int; the device re-cuts 30-bit digits to 32-bit limbs and back
 (kernels_cl/radix.cl.mako).
 
 The layout is checked once, on values whose digits are known, before the fast path is used;
-any other interpreter, digit size, or a failed check (or CLBIG_SLOW_INTS=1) leaves `usable()`
+any other interpreter, digit size, or a failed check (or the SLOW_INTS setting) leaves `usable()`
 false and callers use to_bytes/from_bytes.
 """
 from __future__ import annotations
 
-import os
 import sys
 
 import numpy as np
+
+from ..runtime import config
 
 DIGIT_BITS = 30
 _OFFSET = getattr(int, "__basicsize__", 0)
@@ -65,7 +66,7 @@ def from_digits(d: np.ndarray) -> int:
 def _check() -> bool:
     if (sys.implementation.name != "cpython" or sys.int_info.bits_per_digit != DIGIT_BITS
             or sys.int_info.sizeof_digit != 4 or getattr(int, "__itemsize__", 0) != 4
-            or _OFFSET < 16 or os.environ.get("CLBIG_SLOW_INTS")):
+            or _OFFSET < 16):
         return False
     mask = (1 << DIGIT_BITS) - 1
     for x in (2**30 + 5, 3**400, (1 << 12345) - 1, 2**200 + 12345):
@@ -80,4 +81,4 @@ def usable() -> bool:
     global _usable
     if _usable is None:
         _usable = _check()
-    return _usable
+    return _usable and not config.value("SLOW_INTS")   # read each time: tests switch it

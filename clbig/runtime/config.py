@@ -1,15 +1,239 @@
-"""clbig's settings: every CLBIG_* environment variable is read here.
+"""clbig's settings: the one table of the CLBIG_* environment variables, and their readers.
 
-`env(name)` reads one at a dict lookup's cost. A thread may `watching(seen)`: every setting read
-on that thread is noted in the dict `seen` (launch replay keys its recordings by them).
+Every setting clbig reads is a `Setting` of `SETTINGS` and is read through this module by its
+short name (the variable without its CLBIG_ prefix): `env("MUL_RADIX")` gives the raw string,
+`value("MONT_ONE", ONE_MAX)` the parsed and checked value (the caller's default, or the table's,
+where the variable is unset or blank). A name the table lacks raises KeyError, so a typo fails
+at once instead of reading a variable nobody sets. Values come from os.environ at each read, so
+a setting changed later (tests' monkeypatch.setenv, sweeps) takes effect at the next read; plan
+memos that depend on settings put `env_values(names)` in their keys.
+
+A bad value raises ValueError naming the variable, its value and what it accepts (`_parse`: the
+one place settings are checked). Only this module spells the variables' full names; other
+modules that must name one to the user ask `var(name)`.
+
+A thread may `watching(seen)`: every setting read on that thread is noted in the dict `seen`
+(launch replay keys its recordings by them).
+
+`python -m clbig info --settings` prints the table with the current values, and the docs' table
+(docs/settings.rst) is generated from it.
 """
 from __future__ import annotations
 
 import contextlib
 import os
+import shlex
 import threading
+from dataclasses import dataclass
+
+PREFIX = "CLBIG_"
+
+# Kinds of setting, and what `value` returns for each:
+#   str     the text as set            path    a file path (the text as set)
+#   args    a list of words, split as a POSIX shell would (shlex)
+#   int     one positive integer       ints    positive integers separated by commas (a tuple)
+#   count   a non-negative integer     bool    True / False (1/0, yes/no, true/false, on/off)
+#   choice  one of `choices` (lower-cased before the comparison)
+KINDS = ("str", "path", "args", "int", "ints", "count", "bool", "choice")
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One CLBIG_* variable. `default` is the value (of `value`'s result type) that applies
+    when it is unset, or None where the reading code derives one (from the device, the sizes or
+    a module constant; `doc` says how). `bounds` (lo, hi) limits an int or count."""
+    name: str
+    kind: str
+    default: object
+    doc: str
+    tests_only: bool = False
+    choices: tuple = ()
+    bounds: tuple | None = None
+
+    @property
+    def var(self) -> str:
+        return PREFIX + self.name
+
+
+def _s(name, kind, default, doc, tests_only=True, choices=(), bounds=None) -> Setting:
+    return Setting(name, kind, default, doc, tests_only, tuple(choices), bounds)
+
+
+# The user's settings first, then those for tests, tuning and benchmarks (tests_only), by module.
+_TABLE = (
+    # -- devices and the runtime (clbig.runtime)
+    _s("DEVICE", "str", None, "device selector when none is given: an index from `python -m clbig "
+       "info`, gpu, cpu, or part of a device's name (unset: the first GPU, else the first CPU "
+       "whose compiler works)", False),
+    _s("CL_OPTIONS", "args", [], "extra OpenCL compiler options for every kernel build, split as "
+       "a shell would (e.g. -cl-nv-verbose to see register use)", False),
+    _s("BUILD_LOG", "bool", False, "print each kernel's build log to stderr as it is built", False),
+    _s("ICD_SETUP", "bool", True, "register pip-installed OpenCL runtimes (Intel's CPU runtime) "
+       "with the ICD loader before the first platform query (0: leave the loader's environment "
+       "alone)", False),
+    _s("TUNING_FILE", "path", None, "the file `python -m clbig tune` writes its crossovers to and "
+       "algorithm='auto' reads them from (unset: tuning.json in clbig's user cache folder)", False),
+    _s("REPLAY", "bool", True, "replay recorded launch sequences of straight-line operations "
+       "(0: plan and launch every call anew)", False),
+    _s("CARRY", "choice", "auto", "carry chains of the classical products: auto (inline PTX on "
+       "NVIDIA where the batch fills the device, else none), or ptx, c (the same bookkeeping in "
+       "OpenCL C) or off for every launch", False, ("auto", "ptx", "c", "off")),
+    _s("NO_POOL", "bool", False, "allocate every device buffer anew instead of from the "
+       "context's memory pool (finding use-after-free bugs)"),
+    _s("POISON", "bool", False, "fill every buffer clbig allocates with a non-zero pattern, so "
+       "that a kernel relying on zeroed or stale memory fails deterministically"),
+    _s("SLOW_INTS", "bool", False, "convert Python ints through bytes instead of CPython's digit "
+       "arrays"),
+    _s("PURE_PYTHON", "bool", False, "convert batches of ints to limbs and back in pure Python "
+       "instead of the C extension clbig.mpn._limbs (read at import)"),
+    # -- host transfers and pipelining (runtime.staging, scale.stream)
+    _s("STAGING", "choice", "auto", "large transfers between ordinary numpy memory and the device "
+       "go through page-locked staging buffers: auto (on devices with memory of their own), on, "
+       "off", False, ("auto", "on", "off")),
+    _s("STAGING_CHUNK", "int", None, "bytes of each staging buffer (default 16 MiB)"),
+    _s("STAGING_MIN", "count", None, "transfers below this many bytes go directly (default 1 MiB)"),
+    _s("PIPELINE", "choice", "auto", "operations on large stream.host operands run in overlapping "
+       "chunks: auto (on devices with memory of their own), on, off", False, ("auto", "on", "off")),
+    _s("PIPELINE_MIN", "count", None, "host operands of at least this many bytes of limbs are "
+       "pipelined (default 64 MiB)"),
+    _s("PIPELINE_ROWS", "count", None, "... or of more rows than this (default 2^17)"),
+    _s("PIPELINE_CHUNK", "int", None, "operand bytes per pipelined chunk (default 32 MiB)"),
+    # -- launch planning shared by the scans and products (runtime.plan)
+    _s("NO_SQUARE", "bool", False, "multiply x * x as any two operands instead of by the square "
+       "kernels"),
+    _s("SCAN_Q", "ints", (4, 8, 16, 32), "limbs per work-item the scan kernels (add, sub, "
+       "compare, shifts, bitwise, 6-Add) may take, smallest first"),
+    _s("SCAN_ITEMS", "int", None, "work-items per group the scan kernels aim at (default 256, "
+       "or the kernel's own)"),
+    _s("ADD_ROWS", "int", 1, "rows of instances per work-group of addition and subtraction"),
+    # -- classical products (mpn.mul_basecase, mpn.mul_fp64)
+    _s("MUL_RADIX", "choice", "auto", "classical products' digits: auto, 30 (radix-2^30 digits), "
+       "32 (32-bit limbs) or 51 (the FP64 kernels wherever they can run)",
+       choices=("auto", "30", "32", "51")),
+    _s("MUL_Q", "ints", None, "limbs per work-item the 32-bit-limb product kernels may take "
+       "(default by product size, carry chains and squares)"),
+    _s("MUL_ITEMS", "int", 64, "work-items per group the classical product kernels aim at"),
+    _s("DIGIT_Q", "ints", None, "digits per work-item the radix-2^30 product kernel may take "
+       "(default 8, 16 from 64 digits, else 4, 8, 16)"),
+    _s("MUL52_STAGE", "bool", None, "the FP64 product kernel stages rows through local memory "
+       "(default on GPUs)"),
+    _s("MUL52_XLOC", "bool", None, "the FP64 product kernel keeps a's digits in local memory "
+       "(default on CPUs, and on GPUs for low halves of more than 32 digits)"),
+    _s("MUL52_COOP", "bool", None, "the cooperative FP64 product kernel: 1 wherever it can run, "
+       "0 never (default: by size on GPUs with fast FP64)"),
+    _s("MUL52_COOP_W", "int", None, "digits per block of the cooperative FP64 product "
+       "(default mul_fp64.COOP_W)"),
+    _s("MUL52_COOP_C", "int", None, "work-items per instance of the cooperative FP64 product "
+       "(default by the number of blocks)"),
+    _s("MUL52_COOP_IPB", "int", 32, "instances per group of the cooperative FP64 product (at "
+       "most; halved to fit)"),
+    # -- NTT and Schönhage-Strassen products (mpn.mul_ntt, mpn.mul_ssa)
+    _s("NTT_FIELD", "choice", None, "the NTT's prime field: gl (one 64-bit prime) or m31x3 "
+       "(three 31-bit primes) (default by size, measured on an H100)", choices=("gl", "m31x3")),
+    _s("NTT_POINTS", "int", None, "most points of a transform pass in local memory (default 4096 "
+       "64-bit points, 8192 32-bit ones, within the device's local memory)"),
+    _s("NTT_ITEMS", "int", 256, "work-items per group of the NTT passes (at most)"),
+    _s("NTT_K0", "int", None, "levels of an NTT pass's lowest register chunk (default 5, 3 for "
+       "the 64-bit field)"),
+    _s("NTT_KMAX", "int", None, "levels of an NTT pass's register chunks above the lowest "
+       "(default 4, 3 for the 64-bit field)"),
+    _s("SSA_K", "int", None, "Schönhage-Strassen products use 2^k rows (default: the fastest k "
+       "by the planner's estimate)", bounds=(1, 30)),
+    _s("SSA_Q", "ints", (8, 16, 32), "words per work-item the Schönhage-Strassen butterflies may "
+       "take"),
+    _s("SSA_LEVELS", "int", 6, "most stages (rows 2^levels) of one Schönhage-Strassen pass "
+       "through local memory"),
+    # -- division (mpn.div_q, mpn.div_basecase)
+    _s("DIV_TAIL", "choice", "auto", "the Newton division's last steps: auto (one scan kernel "
+       "where a plan fits) or parts (the five operations it replaced)",
+       choices=("auto", "parts")),
+    _s("DIVBC_SINGLE", "int", None, "most window limbs one work-item of the schoolbook division "
+       "holds alone (default div_basecase.SINGLE_MAX)"),
+    _s("DIVBC_Q", "int", None, "window limbs per work-item of the cooperative schoolbook division "
+       "(default div_basecase.Q_SMALL, Q_MAX for large divisors; at least Q_MIN)"),
+    _s("DIVBC_ITEMS", "int", None, "work-items per group the schoolbook division aims at "
+       "(default div_basecase.ITEMS)"),
+    _s("DIVBC_STAGE", "bool", None, "the one-item schoolbook division stages its rows in local "
+       "memory (default on GPUs)"),
+    # -- gcd and inverses (mpn.gcd_n)
+    _s("GCD_COF", "choice", None, "rounds per cofactor update of the inverse, 1 or 2 (default "
+       "gcd_n.COF)", choices=("1", "2")),
+    _s("GCD_STORE", "choice", None, "where the gcd kernels keep their digits: private or global "
+       "(default private up to gcd_n.PRIVATE_WORDS words per work-item)",
+       choices=("private", "global")),
+    _s("GCD_WG", "int", None, "work-items per group of the gcd kernels (default gcd_n.WG, at "
+       "most; halved to fit)"),
+    # -- Montgomery powers, int32 kernel (mpn.mont)
+    _s("MONT_FP64", "bool", None, "modular powers and products by the FP64 kernel (1) or the "
+       "int32 one (0) (default by device and batch size)"),
+    _s("MONT_ONE", "int", None, "most modulus limbs one work-item holds alone (default "
+       "mont.ONE_MAX); larger moduli spread over several items"),
+    _s("MONT_Q", "ints", None, "limbs per work-item the cooperative int32 kernel may take, "
+       "first that fits first (default mont.Q_COOP, mont.Q_COOP_SMALL for small batches)"),
+    _s("MONT_ITEMS", "int", None, "work-items per group the int32 kernel aims at (default "
+       "mont.ITEMS)"),
+    _s("MONT_FILL", "count", None, "instances per compute unit below which a batch spreads each "
+       "instance over several items (default mont.FILL on GPUs, 0 on CPUs; 0: never)"),
+    _s("MONT_SQR", "bool", None, "squares by the int32 kernel's square routine (default up to "
+       "mont.SQR_MAX limbs)"),
+    _s("MONT_MLOC", "bool", None, "the int32 kernel keeps m's limbs in local memory (default "
+       "never)"),
+    _s("MONT_BLOC", "bool", None, "the int32 kernel keeps the multiplicand in local memory "
+       "(default for one item of at least mont.BLOC_MIN limbs)"),
+    _s("MONT_MSHARED", "bool", None, "the int32 kernel stages a batch-wide modulus in local "
+       "memory once per group (default for one item per instance)"),
+    _s("MONT_ESHARED", "bool", None, "the int32 kernel stages exponents in local memory once per "
+       "group (default wherever it applies)"),
+    _s("MONT_W", "count", None, "window width of modular powers, both kernels (default, or 0: by "
+       "the exponent's size)"),
+    # -- Montgomery powers, FP64 kernels (mpn.mont52)
+    _s("MONT52_FILL", "count", None, "instances per compute unit from which GPUs take the FP64 "
+       "kernel (default mont52.FILL)"),
+    _s("MONT52_NMAX", "int", None, "most 51-bit digits of the one-item FP64 kernel (default "
+       "mont52.N_MAX)"),
+    _s("MONT52_ITEMS", "int", None, "work-items per group the FP64 kernels aim at (default "
+       "mont52.ITEMS, mont52.CPU_ITEMS for the cooperative one on CPUs)"),
+    _s("MONT52_MLOC", "bool", None, "the one-item FP64 kernel keeps m's digits in local memory "
+       "(default on GPUs beyond mont52.REG_MAX digits)"),
+    _s("MONT52_MSHARED", "bool", None, "the one-item FP64 kernel stages a batch-wide modulus in "
+       "local memory once per group (default where m's digits are in local memory)"),
+    _s("MONT52_SQR_MAX", "count", None, "most digits of the one-item FP64 kernel's unrolled "
+       "squares (default mont52.SQR_MAX on GPUs, 0 on CPUs; 0: never)"),
+    _s("MONT52_COOP", "bool", None, "modular powers beyond mont52.N_MAX digits by the "
+       "cooperative FP64 kernel (default up to mont52.COOP_MAX digits where the FP64 kernel is "
+       "wanted)"),
+    _s("MONT52_SMAX", "count", None, "most digits per work-item of the cooperative FP64 kernel "
+       "(default, or 0: mont52.S_MAX, mont52.SQR_S_MAX for its squares)"),
+    _s("MONT52_COOP_C", "int", None, "work-items per instance of the cooperative FP64 kernel "
+       "(default the fewest that hold the digits)"),
+    _s("MONT52_COOP_SQR", "bool", None, "the cooperative FP64 kernel's own squares (default "
+       "beyond mont52.SQR_FROM digits per item, on GPUs)"),
+    _s("MONT52_COOP_MREG", "count", None, "most digits per item of m the cooperative FP64 kernel "
+       "keeps in registers, beyond them in local memory (default mont52.COOP_MREG)"),
+    _s("MONT52_COOP_REGS", "count", None, "register cap per item of the cooperative FP64 kernel "
+       "where the program is PTX (default mont52.COOP_REGS; 0: none)"),
+)
+
+SETTINGS: dict = {s.name: s for s in _TABLE}
+_DEFAULTS = {s.name: s.default for s in _TABLE}   # one lookup on the hot path
+assert all(s.kind in KINDS and (s.kind == "choice") == bool(s.choices) for s in _TABLE)
 
 _watch = threading.local()
+_UNSET = object()   # value(): no default given, take the table's
+
+
+def _unknown(name) -> KeyError:
+    return KeyError(f"{name!r} is not a clbig setting (clbig.runtime.config.SETTINGS lists them; "
+                    f"names go without the {PREFIX} prefix)")
+
+
+def var(name: str) -> str:
+    """The environment variable of setting `name` ("TUNING_FILE" -> its CLBIG_ name), for
+    messages that tell the user what to set."""
+    s = SETTINGS.get(name)
+    if s is None:
+        raise _unknown(name)
+    return s.var
 
 
 @contextlib.contextmanager
@@ -29,57 +253,115 @@ def _note(name: str, v) -> None:
         seen.setdefault(name, v)
 
 
+# name -> the key of its variable in os.environ's own store (bytes on POSIX)
+_ENV_KEYS: dict = {}
+if hasattr(os.environ, "_data") and hasattr(os.environ, "encodekey"):
+    _ENV_KEYS.update({s.name: os.environ.encodekey(s.var) for s in _TABLE})
+
+
 def env(name: str, default=None):
-    """os.environ.get(name, default) at a dict lookup's cost. The planners read a dozen
-    CLBIG_* settings per operation (memo keys included), nearly all unset, and os.environ.get
-    pays a raised and caught KeyError for each unset one: ~1 µs a read, 5 µs per memo key of five
-    (a 2-core 2.3 GHz Xeon, 2026-11-25), dozens of µs per product of two ints (issue 14).
-    Reads the mapping's own store (CPython's os.environ._data, which setting os.environ and
-    pytest's monkeypatch update), else os.environ.get."""
-    data = getattr(os.environ, "_data", None)
+    """The raw text of setting `name` (os.environ.get of its variable, else `default`) at a
+    dict lookup's cost. The planners read a dozen settings per operation (memo keys included),
+    nearly all unset, and os.environ.get pays a raised and caught KeyError for each unset one:
+    ~1 µs a read, 5 µs per memo key of five (a 2-core 2.3 GHz Xeon, 2026-11-25), dozens of µs
+    per product of two ints (issue 14). Reads the mapping's own store (CPython's
+    os.environ._data, which setting os.environ and pytest's monkeypatch update), else
+    os.environ.get. KeyError for a name the table lacks."""
     key = _ENV_KEYS.get(name)
-    if data is None or key is None:
-        if data is None or not isinstance(name, str):
-            v = os.environ.get(name)
-            _note(name, v)
-            return default if v is None else v
-        key = _ENV_KEYS[name] = os.environ.encodekey(name)
-    v = data.get(key)
-    v = None if v is None else os.environ.decodevalue(v)
+    if key is None:   # not CPython's os.environ, or not a setting
+        v = os.environ.get(var(name))
+    else:
+        v = os.environ._data.get(key)
+        if v is not None:
+            v = os.environ.decodevalue(v)
     if getattr(_watch, "seen", None) is not None:
         _note(name, v)
     return default if v is None else v
 
 
-_ENV_KEYS: dict = {}
+def value(name: str, default=_UNSET, environ=None):
+    """Setting `name` parsed by its kind (see KINDS) and checked, ValueError naming the
+    variable where it is bad; where it is unset or blank, `default` if given, else the table's
+    default. `environ`: read from this mapping instead of os.environ (unwatched)."""
+    raw = env(name) if environ is None else environ.get(var(name))
+    if raw is None or not raw.strip():
+        return _DEFAULTS[name] if default is _UNSET else default
+    return _parse(SETTINGS[name], raw)
 
 
-def env_ints(name: str, default):
-    """Tuning override from the environment, e.g. CLBIG_SCAN_Q=8 or CLBIG_MUL_Q=4,8."""
-    v = env(name)
-    if not v:
-        return default
-    try:
-        got = tuple(int(x) for x in v.split(","))
-    except ValueError:
-        raise ValueError(f"{name}={v!r}: expected positive integers separated by commas") from None
-    if any(x < 1 for x in got):
-        raise ValueError(f"{name}={v!r}: expected positive integers separated by commas")
-    return got
+_TRUE = ("1", "yes", "true", "on")
+_FALSE = ("0", "no", "false", "off")
 
 
-def env_count(name: str, default: int) -> int:
-    """A non-negative integer setting (0 allowed, unlike env_ints: switches such as
-    CLBIG_DIVBC_STAGE=0)."""
-    v = env(name, "").strip()
-    if not v:
-        return default
-    if not v.isdigit():
-        raise ValueError(f"{name}={v!r}: expected a non-negative integer")
-    return int(v)
+def _parse(s: Setting, raw: str):
+    """The value of `raw` for setting `s`: the one place settings are checked."""
+    text = raw.strip()
+    if s.kind in ("str", "path"):
+        return raw
+    if s.kind == "args":
+        try:
+            return shlex.split(raw)
+        except ValueError as e:   # an unbalanced quote
+            raise ValueError(f"{s.var}={raw!r}: {e}") from None
+    if s.kind == "bool":
+        low = text.lower()
+        if low in _TRUE or low in _FALSE:
+            return low in _TRUE
+        raise ValueError(f"{s.var} must be 1 or 0 (yes/no, true/false, on/off), not {raw!r}")
+    if s.kind == "choice":
+        low = text.lower()
+        if low in s.choices:
+            return low
+        alts = ", ".join(s.choices[:-1]) + " or " + s.choices[-1]
+        raise ValueError(f"{s.var} must be {alts}, not {raw!r}")
+    if s.kind == "ints":
+        parts = text.split(",")
+        if not all(p.strip().isdecimal() and int(p) >= 1 for p in parts):
+            raise ValueError(f"{s.var}={raw!r}: expected positive integers separated by commas")
+        return tuple(int(p) for p in parts)
+    # int, count
+    lo = 1 if s.kind == "int" else 0
+    lo, hi = s.bounds or (lo, None)
+    if not text.isdecimal() or int(text) < lo or (hi is not None and int(text) > hi):
+        what = {0: "a non-negative integer", 1: "a positive integer"}.get(lo, f"an integer >= {lo}")
+        if hi is not None:
+            what = f"an integer from {lo} to {hi}"
+        raise ValueError(f"{s.var}={raw!r}: expected {what}")
+    return int(text)
 
 
 def env_values(names) -> tuple:
-    """The raw values of these environment variables: the part of a memo key that makes a
-    plan follow a CLBIG_* override set after the first launch (tests and sweeps set them)."""
+    """The raw values of these settings: the part of a memo key that makes a plan follow a
+    setting changed after the first launch (tests and sweeps change them)."""
     return tuple([env(n) for n in names])
+
+
+def check_all(environ=None) -> None:
+    """Parse every setting that is set (ValueError naming the first bad one)."""
+    for s in _TABLE:
+        value(s.name, None, environ)
+
+
+def _shown(v) -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, bool):
+        return "1" if v else "0"
+    if isinstance(v, list):   # args
+        return " ".join(v) if v else "(none)"
+    if isinstance(v, tuple):   # ints
+        return ",".join(str(x) for x in v)
+    return str(v)
+
+
+def rows(environ=None) -> list:
+    """(variable, kind, shown value, set, doc, tests_only) per setting, in the table's order:
+    the value as set where it is (raw), else the default ("-": derived, see the doc)."""
+    environ = os.environ if environ is None else environ
+    out = []
+    for s in _TABLE:
+        raw = environ.get(s.var)
+        is_set = raw is not None and bool(raw.strip())
+        kind = f"{s.kind}: " + "|".join(s.choices) if s.choices else s.kind
+        out.append((s.var, kind, raw if is_set else _shown(s.default), is_set, s.doc, s.tests_only))
+    return out

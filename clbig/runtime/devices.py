@@ -169,7 +169,7 @@ def _select(selector):
     if not devs:
         raise RuntimeError("no OpenCL device found; install one with `pip install clbig[pocl]`")
     if selector is None:
-        selector = os.environ.get("CLBIG_DEVICE") or None
+        selector = config.value("DEVICE") or None
     if selector is None:
         # Among devices of a kind, PoCL first: the ICD loader's platform order depends on the
         # file system where several CPU runtimes are registered (a distribution's PoCL beside
@@ -186,7 +186,7 @@ def _select(selector):
             "on CPUs its LLVM 14 does not know (AMD Zen 5, 'unknown target CPU generic'): install "
             "your distribution's PoCL (Debian: apt-get install pocl-opencl-icd), or a GPU driver; on "
             "x86-64 Linux, pip install 'clbig[pocl]' also brings Intel's CPU runtime, which clbig "
-            "registers itself (CLBIG_ICD_SETUP=0 turns that off)")
+            f"registers itself ({config.var('ICD_SETUP')}=0 turns that off)")
     if isinstance(selector, cl.Device):
         return selector
     if isinstance(selector, DeviceInfo):
@@ -282,22 +282,19 @@ class Context(Current):
         try:
             self.device = _select(device)
         except ValueError as e:
-            if device is None and os.environ.get("CLBIG_DEVICE"):
-                raise ValueError(f"CLBIG_DEVICE={os.environ['CLBIG_DEVICE']!r}: {e}") from None
+            if device is None and config.value("DEVICE"):
+                raise ValueError(f"{config.var('DEVICE')}={config.value('DEVICE')!r}: {e}") from None
             raise
         # A compiler that fails (PyPI's PoCL on an unknown CPU, options it refuses) is named
         # here rather than at the first operation.
         from .render import _extra_options
-        try:
-            options = tuple(_extra_options())
-        except ValueError as e:   # shlex: an unbalanced quote
-            raise ValueError(f"CLBIG_CL_OPTIONS={os.environ.get('CLBIG_CL_OPTIONS')!r}: {e}") from None
+        options = tuple(_extra_options())   # ValueError naming the setting for a bad quote
         why = _probe(self.device, options)
         if why:
-            opts = os.environ.get("CLBIG_CL_OPTIONS", "").strip()
+            opts = (config.env("CL_OPTIONS") or "").strip()
             raise SetupError(f"the OpenCL compiler of {self.device.platform.name.strip()}: "
                              f"{self.device.name.strip()} fails on a trivial kernel"
-                             + (f" (CLBIG_CL_OPTIONS={opts!r})" if opts else "") + f":\n{why}")
+                             + (f" ({config.var('CL_OPTIONS')}={opts!r})" if opts else "") + f":\n{why}")
         _open_pyopencl_caches()
         # Limits every launch plan reads. Capping the work-group size (for tests or tuning)
         # sends smaller instances down the multi-group paths.
@@ -317,11 +314,9 @@ class Context(Current):
             self.max_items = min(self.max_items, int(max_work_group_size))
         # Carry chains in the classical products (kernels_cl/blocks/conv.mako): inline PTX
         # where NVIDIA's compiler takes it, else none (OpenCL C has no carry flag).
-        # CLBIG_CARRY=ptx|c|off overrides, for every launch (auto leaves latency-bound ones
-        # without); "c" runs the same bookkeeping in OpenCL C (tests).
-        carry = os.environ.get("CLBIG_CARRY", "auto").lower()
-        if carry not in ("auto", "ptx", "c", "off"):
-            raise ValueError(f"CLBIG_CARRY must be auto, ptx, c or off, not {carry!r}")
+        # The CARRY setting (ptx|c|off) overrides, for every launch (auto leaves latency-bound
+        # ones without); "c" runs the same bookkeeping in OpenCL C (tests).
+        carry = config.value("CARRY")
         self.carry_always = carry != "auto"
         if carry == "auto":
             carry = "ptx" if "nvidia" in self.device.platform.name.lower() else "off"
@@ -352,17 +347,16 @@ class Context(Current):
         # an allocation on first use while the GPU waits (a batch division by Newton spent a
         # third of its time so). Not under Oclgrind, whose uninitialized-read check must see
         # every buffer new.
-        pooled = "oclgrind" not in self.name.lower() and not os.environ.get("CLBIG_NO_POOL")
+        pooled = "oclgrind" not in self.name.lower() and not config.value("NO_POOL")
         self.allocator = cl_tools.MemoryPool(cl_tools.ImmediateAllocator(self._plain_queue)) if pooled else None
         # A cached kernel object carries its arguments: setting them and enqueueing it are two
         # calls, so render.launch holds the enqueue lock over the pair.
         self.launch_lock = self._enqueue_lock
-        # CLBIG_POISON=1: every buffer clbig allocates for a result, scratch or staging starts
+        # The POISON setting: every buffer clbig allocates for a result, scratch or staging starts
         # filled with a non-zero pattern, so a kernel that relies on fresh (zeroed) or stale
         # memory fails a test deterministically instead of a user's computation now and then.
         # Not under Oclgrind, whose uninitialized-value check is blinded by a filled buffer.
-        self.poison = (os.environ.get("CLBIG_POISON", "").strip() not in ("", "0")
-                       and "oclgrind" not in self.name.lower())
+        self.poison = config.value("POISON") and "oclgrind" not in self.name.lower()
 
     @property
     def name(self) -> str:
@@ -432,11 +426,11 @@ class Context(Current):
 
     def staged(self, nbytes: int, host: np.ndarray | None = None) -> bool:
         """Whether a transfer of `nbytes` to or from `host` (None: a fresh array) goes through
-        the staging buffers (clbig.runtime.staging: CLBIG_STAGING, CLBIG_STAGING_MIN): not for
+        the staging buffers (clbig.runtime.staging: the STAGING and STAGING_MIN settings): not for
         small ones, not for page-locked arrays, by default only on devices with their own
         memory."""
         how = staging.mode()
-        if how == "off" or nbytes < max(1, config.env_count("CLBIG_STAGING_MIN", staging.MIN_BYTES)):
+        if how == "off" or nbytes < max(1, config.value("STAGING_MIN", staging.MIN_BYTES)):
             return False
         if how == "auto":
             sep = self.__dict__.get("_separate")

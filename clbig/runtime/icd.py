@@ -12,7 +12,7 @@ files the loader would have read anyway plus one per pip runtime. PoCL from PyPI
 this: pyopencl's loader finds it by itself.
 
 Rules (the loader reads its variables once, at the process's first platform query):
-  CLBIG_ICD_SETUP=0         nothing is changed.
+  ICD_SETUP setting 0       nothing is changed (runtime.config).
   OCL_ICD_FILENAMES set     nothing is changed: the user names the drivers.
   OCL_ICD_VENDORS a file    nothing is changed: the user names the one driver (ocl-icd).
   OCL_ICD_VENDORS a folder  its .icd files are kept and the pip runtimes added (an empty folder
@@ -34,6 +34,8 @@ import tempfile
 import threading
 import warnings
 from dataclasses import dataclass
+
+from . import config
 
 SYSTEM_VENDORS = "/etc/OpenCL/vendors"
 # Distributions that install an OpenCL ICD as data files (<prefix>/etc/OpenCL/vendors/*.icd
@@ -136,7 +138,7 @@ def _registered(folder: str) -> dict:
 def base_folder(env) -> str | None:
     """The vendors folder the ICD loader reads under `env`, or None when the environment
     names the drivers itself (see the module's rules)."""
-    if env.get("CLBIG_ICD_SETUP", "").strip().lower() in ("0", "no", "false", "off"):
+    if not config.value("ICD_SETUP", environ=env):
         return None
     if env.get("OCL_ICD_FILENAMES", "").strip():
         return None

@@ -18,12 +18,13 @@ from __future__ import annotations
 
 import warnings
 
+from . import config
 from .memo import memo
 
 
 class KernelFault(RuntimeError):
     """Every build of a kernel family's specialisation gave a wrong known answer on this
-    device: the family is refused there (another device, CLBIG_DEVICE, may run it)."""
+    device: the family is refused there (another device, the DEVICE setting, may run it)."""
 
 
 def checked(ctx, key: tuple, candidates):
@@ -57,7 +58,7 @@ def _first_right(ctx, key, candidates):
             return plan
         wrong.append(f"{label} gave a wrong known answer ({fault})")
     return KernelFault(f"{key[0]} is refused on {ctx.name}: its compiler miscompiles the kernel "
-                       f"{key[1:]}: {'; '.join(wrong)}. Choose another device (CLBIG_DEVICE).")
+                       f"{key[1:]}: {'; '.join(wrong)}. Choose another device ({config.var('DEVICE')}).")
 
 
 __all__ = ["checked", "KernelFault"]

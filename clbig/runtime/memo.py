@@ -15,7 +15,7 @@ _MEMO = ("", "memo", ())
 def memo(ctx) -> dict:
     """This context's memo of launch plans and chosen kernels (issue 14: planning a launch cost
     10-30 µs of Python per call). Keys are tuples naming the planner first and then everything
-    its choice depends on (sizes, strides, batch-size class, CLBIG_* overrides read at plan
+    its choice depends on (sizes, strides, batch-size class, settings read at plan
     time); values are complete, immutable results stored in one assignment, so threads sharing
     the context at worst compute one twice and never see half of one."""
     m = ctx._programs.get(_MEMO)

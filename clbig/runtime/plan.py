@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import pyopencl as cl
 
-from .config import env, env_count, env_ints, env_values  # noqa: F401 (the planners' P.env...)
+from .config import env, env_values, value  # noqa: F401 (the planners' P.env, P.value...)
 from .memo import DoesNotFit, memoized
 
 WORD = 4  # bytes per limb
@@ -57,8 +57,8 @@ def next_pow2(k: int) -> int:
     return 1 << max(0, (k - 1).bit_length())
 
 
-# Env overrides scan_plans reads: part of its memo key, so a changed setting takes effect.
-SCAN_ENV = ("CLBIG_SCAN_Q", "CLBIG_SCAN_ITEMS")
+# Settings scan_plans reads: part of its memo key, so a changed setting takes effect.
+SCAN_ENV = ("SCAN_Q", "SCAN_ITEMS")
 
 
 def scan_plans(ctx, m: int, n: int, stage_buffers: int = 1, q_options=None,
@@ -90,8 +90,8 @@ def one_group(ctx, key, m: int, n: int, build):
 
 
 def _scan_plans(ctx, m, n, stage_buffers, q_options, target_items, chained):
-    q_options = env_ints("CLBIG_SCAN_Q", q_options or (4, 8, 16, 32))
-    target_items = env_ints("CLBIG_SCAN_ITEMS", (target_items,))[0]
+    q_options = value("SCAN_Q", q_options) if q_options else value("SCAN_Q")   # the setting wins
+    target_items = value("SCAN_ITEMS", target_items)
     max_items = ctx.max_items
     lmem = ctx.local_mem
 
@@ -128,8 +128,8 @@ def _scan_plans(ctx, m, n, stage_buffers, q_options, target_items, chained):
 
 def is_square(a, sa: int, ma: int, b, sb: int, mb: int) -> bool:
     """Both operands are the same limbs (x * x): one buffer, same stride and length. Squares
-    take about half the work (CLBIG_NO_SQUARE=1 multiplies them as any two operands)."""
-    if env("CLBIG_NO_SQUARE") == "1":
+    take about half the work (the NO_SQUARE setting multiplies them as any two operands)."""
+    if value("NO_SQUARE"):
         return False
     same = a is b or (getattr(a, "int_ptr", None) is not None
                       and getattr(a, "int_ptr", None) == getattr(b, "int_ptr", None))

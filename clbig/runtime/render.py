@@ -6,8 +6,6 @@ so a second process builds nothing.
 """
 from __future__ import annotations
 
-import os
-import shlex
 import sys
 import time
 from pathlib import Path
@@ -16,7 +14,7 @@ import numpy as np
 import pyopencl as cl
 from mako.lookup import TemplateLookup
 
-from . import replay
+from . import config, replay
 from .memo import DoesNotFit, memo, memoized  # noqa: F401 (callers import them from render)
 from .profiling import record
 
@@ -37,8 +35,9 @@ _lookup = TemplateLookup(directories=[str(kernel_dir())], strict_undefined=True)
 
 
 def _extra_options() -> list[str]:
-    """CLBIG_CL_OPTIONS adds compiler options (e.g. -cl-nv-verbose to see register use)."""
-    return shlex.split(os.environ.get("CLBIG_CL_OPTIONS", ""))
+    """The CL_OPTIONS setting: compiler options added to every build (e.g. -cl-nv-verbose to
+    see register use)."""
+    return list(config.value("CL_OPTIONS"))   # a copy: the table's default is one shared list
 
 
 def render(template: str, **params) -> str:
@@ -88,7 +87,7 @@ def _kernel(ctx, template: str, name: str, work_group: int | None, params: dict)
                 print(f"clbig: inline PTX rejected, going without carry chains ({e})", file=sys.stderr)
                 ctx.carry = ""
                 return _kernel(ctx, template, name, work_group, dict(params, CARRY=""))
-            if os.environ.get("CLBIG_BUILD_LOG"):
+            if config.value("BUILD_LOG"):
                 log = prg.get_build_info(ctx.device, cl.program_build_info.LOG).strip()
                 print(f"[clbig build] {template} {name} {params}: {log}", file=sys.stderr)
         except cl.RuntimeError as e:

@@ -9,7 +9,7 @@ repeated for every one of the transform's passes and for every Newton step (issu
 arguments and which of its buffers are the same buffer) runs as usual while this module notes,
 on that thread only, each allocation (Context.empty / zeros / buffer), each launch
 (render.launch: kernel, sizes, and every argument as "input j", "allocation i", a constant
-registered with `persistent`, or a value), and every CLBIG_* setting read (plan.env). Later
+registered with `persistent`, or a value), and every setting read (runtime.config). Later
 calls with the same key, and the same settings, make the same allocations and enqueue the same
 kernels with their buffers substituted, letting each allocation go after its last launch.
 
@@ -18,7 +18,7 @@ read (Context.enqueuing / copy / get / hold / finish: the data then steers the h
 that waits on events, a buffer that is neither an input, an allocation of the run nor a
 registered constant, or a constant made during the run (then the next call records). Such a
 key is retried once more, then runs plainly for good. Recordings live in the context's memo
-(render.memo), so they go with its kernels. CLBIG_REPLAY=0 switches replay off.
+(render.memo), so they go with its kernels. The REPLAY setting (0) switches replay off.
 """
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ from .profiling import record, recording
 
 _tls = threading.local()
 
-#: recordings kept per key (one per combination of CLBIG_* settings seen)
+#: recordings kept per key (one per combination of settings seen)
 PER_KEY = 4
 #: runs of one key that may fail to record before it runs plainly for good
 TRIES = 2
@@ -207,7 +207,7 @@ def recorded(name: str, buffers: tuple, state=None):
         @functools.wraps(fn)
         def run(ctx, *args, **kw):
             rec = active()
-            if config.env("CLBIG_REPLAY") == "0":
+            if not config.value("REPLAY"):
                 return fn(ctx, *args, **kw)
             key, bufs, inputs = [name], [], {}
             for i, a in enumerate(args):

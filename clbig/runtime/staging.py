@@ -7,13 +7,13 @@ issue 36). Here the host copies each chunk into one of two page-locked buffers o
 while the other buffer's chunk crosses the bus (a non-blocking copy and its event), so the
 copy into staging overlaps the transfer.
 
-Settings (read through config.env):
-  CLBIG_STAGING=auto|on|off   auto: only where the device's memory is not the host's (a GPU or
-                              accelerator that does not report unified memory); on a CPU device
-                              a transfer is a memcpy already, and staging would add a second.
-  CLBIG_STAGING_CHUNK=bytes   the size of each staging buffer (default 16 MiB).
-  CLBIG_STAGING_MIN=bytes     smaller transfers go directly (default 1 MiB): two copies and
-                              an extra wait cost more than the driver's bounce buffer there.
+Settings (runtime.config):
+  STAGING=auto|on|off   auto: only where the device's memory is not the host's (a GPU or
+                        accelerator that does not report unified memory); on a CPU device a
+                        transfer is a memcpy already, and staging would add a second.
+  STAGING_CHUNK=bytes   the size of each staging buffer (default 16 MiB).
+  STAGING_MIN=bytes     smaller transfers go directly (default 1 MiB): two copies and an extra
+                        wait cost more than the driver's bounce buffer there.
 """
 from __future__ import annotations
 
@@ -58,17 +58,11 @@ def _copy(dst: np.ndarray, src: np.ndarray) -> None:
 
 
 def mode() -> str:
-    v = (config.env("CLBIG_STAGING") or "auto").strip().lower()
-    if v not in MODES:
-        raise ValueError(f"CLBIG_STAGING={v!r}: expected auto, on or off")
-    return v
+    return config.value("STAGING")
 
 
 def chunk_bytes() -> int:
-    c = config.env_count("CLBIG_STAGING_CHUNK", CHUNK)
-    if c < 1:
-        raise ValueError(f"CLBIG_STAGING_CHUNK={c}: a staging buffer needs at least one byte")
-    return c
+    return config.value("STAGING_CHUNK", CHUNK)
 
 
 def separate_memory(device) -> bool:

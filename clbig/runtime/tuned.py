@@ -7,12 +7,10 @@ from __future__ import annotations
 
 import json
 import numbers
-import os
 import warnings
 from pathlib import Path
 
-
-
+from . import config
 
 ALGORITHMS = ("classical", "ntt", "ssa")
 # Full products and clipped ones (mod 2^bits with bits at most about the longer operand: the
@@ -39,9 +37,10 @@ DEFAULT_CROSSOVERS = {"ntt_from_bits": 1 << 14, "ntt_from_bits_few": 1 << 16,
 
 
 def tuning_file() -> Path:
-    """Where `python -m clbig tune` keeps its crossovers (CLBIG_TUNING_FILE overrides)."""
-    if os.environ.get("CLBIG_TUNING_FILE"):
-        return Path(os.environ["CLBIG_TUNING_FILE"])
+    """Where `python -m clbig tune` keeps its crossovers (the TUNING_FILE setting overrides)."""
+    chosen = config.value("TUNING_FILE")
+    if chosen:
+        return Path(chosen)
     import platformdirs
     return Path(platformdirs.user_cache_dir("clbig")) / "tuning.json"
 
@@ -85,7 +84,8 @@ def read_table(path: Path) -> dict:
         return {}
     except OSError as e:
         warnings.warn(f"clbig: cannot read the tuning file {path} ({e.strerror or e}); using the default "
-                      "crossovers (CLBIG_TUNING_FILE chooses another file)", RuntimeWarning, stacklevel=3)
+                      f"crossovers ({config.var('TUNING_FILE')} chooses another file)", RuntimeWarning,
+                      stacklevel=3)
         return {}
     try:
         table = json.loads(text)

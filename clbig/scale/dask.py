@@ -21,9 +21,10 @@ row (a one-element chunk of row offsets) so that errors name rows of the whole b
 
 Each worker process opens its device once, on its first task, and keeps it (with its compiled
 kernels and memory pool) for the life of the process: `worker_context()`. The device comes from
-the worker's environment (`CLBIG_DEVICE`, else clbig's default), so `dask-worker` processes
-started one per GPU (`CLBIG_DEVICE=0`, `=1`, ...; or CUDA_VISIBLE_DEVICES as dask-cuda sets it,
-which NVIDIA's OpenCL honours) each drive their own device.
+the worker's environment (the DEVICE setting, listed by `python -m clbig info --settings`; else
+clbig's default), so `dask-worker` processes started one per GPU (DEVICE set to `0`, `1`, ...;
+or CUDA_VISIBLE_DEVICES as dask-cuda sets it, which NVIDIA's OpenCL honours) each drive their
+own device.
 
 Values are non-negative, as the limbs hold no sign: negative ints are refused when a batch is
 made, and a difference that would be negative raises ValueError naming its row.
@@ -66,7 +67,7 @@ _contexts_lock = threading.Lock()
 
 
 def worker_context():
-    """This process's clbig.Context, opened on first use from CLBIG_DEVICE and then kept.
+    """This process's clbig.Context, opened on first use from the DEVICE setting and then kept.
 
     Keyed by process id: a forked child must not reuse its parent's OpenCL context. The
     threads of one worker share the context (clbig launches under the context's lock)."""

@@ -12,10 +12,10 @@ ints) that fit the device but are large also runs chunk by chunk through the two
 the device's memory is not the host's (a GPU): one lane converts and uploads chunk i while the
 other runs the kernels and download of chunk i - 1, so conversion, transfers and kernels
 overlap instead of following each other. Settings (config.env):
-  CLBIG_PIPELINE=auto|on|off   auto: on devices with memory of their own (staging.separate_memory)
-  CLBIG_PIPELINE_MIN=bytes     host operands of at least this many bytes of limbs (default 64 MiB)
-  CLBIG_PIPELINE_ROWS=rows     ... or of more rows than this (default 2^17)
-  CLBIG_PIPELINE_CHUNK=bytes   operand bytes per chunk (default 32 MiB)
+  PIPELINE=auto|on|off   auto: on devices with memory of their own (staging.separate_memory)
+  PIPELINE_MIN=bytes     host operands of at least this many bytes of limbs (default 64 MiB)
+  PIPELINE_ROWS=rows     ... or of more rows than this (default 2^17)
+  PIPELINE_CHUNK=bytes   operand bytes per chunk (default 32 MiB)
 """
 from __future__ import annotations
 
@@ -78,7 +78,7 @@ def plan(args, kw):
     if not fits:
         return ctx, rows, n, "streamed"
     if _pipelined(ctx, need, n):
-        rows = min(rows, max(1, int(_pipeline_setting("CLBIG_PIPELINE_CHUNK", PIPELINE_CHUNK) / (per_row / 2))))
+        rows = min(rows, max(1, int(config.value("PIPELINE_CHUNK", PIPELINE_CHUNK) / (per_row / 2))))
         if rows < n:
             return ctx, rows, n, "pipelined"
     return None
@@ -90,20 +90,14 @@ PIPELINE_ROWS = 1 << 17
 PIPELINE_CHUNK = 32 << 20
 
 
-def _pipeline_setting(name: str, default: int) -> int:
-    return config.env_count(name, default)
-
-
 def _pipelined(ctx: Context, need: int, n: int) -> bool:
     """Whether host operands of `need` bytes in n rows that fit the device run in chunks anyway,
-    so that conversion, transfers and kernels overlap (CLBIG_PIPELINE; see the module doc)."""
-    how = (config.env("CLBIG_PIPELINE") or "auto").strip().lower()
-    if how not in ("auto", "on", "off"):
-        raise ValueError(f"CLBIG_PIPELINE={how!r}: expected auto, on or off")
+    so that conversion, transfers and kernels overlap (the PIPELINE setting; see the module doc)."""
+    how = config.value("PIPELINE")
     if how == "off" or (how == "auto" and not staging.separate_memory(ctx.device)):
         return False
-    return (need >= _pipeline_setting("CLBIG_PIPELINE_MIN", PIPELINE_MIN)
-            or n > _pipeline_setting("CLBIG_PIPELINE_ROWS", PIPELINE_ROWS))
+    return (need >= config.value("PIPELINE_MIN", PIPELINE_MIN)
+            or n > config.value("PIPELINE_ROWS", PIPELINE_ROWS))
 
 
 def _is_host(x) -> bool:
@@ -249,7 +243,7 @@ def host(limbs, bits: int | None = None, ctx: Context | None = None, sign=None):
     takes, or a list of Python ints / mpz (any sign; `sign` is for limbs only). Operations on
     it stream it through ctx's device (the current context by default) when it does not fit
     there, run it in overlapping chunks when it is large and the device has memory of its own
-    (pipelining: CLBIG_PIPELINE), else upload it; results of streamed or pipelined operations
+    (pipelining: the PIPELINE setting), else upload it; results of streamed or pipelined operations
     stay on the host, and their tolist() / to_limbs() give a list / a numpy array. No device
     memory is used until then. A list is converted to limbs chunk by chunk, in the lane that
     uploads the chunk; its values are checked then (errors name whole-batch indices)."""

@@ -23,6 +23,7 @@ from ..mpz import ops
 from ..mpz.array import from_limbs, limbs_to_ints
 from ..mpz.gcd import gcd
 from ..mpz.modular import powmod
+from ..runtime import config
 from ..runtime.devices import Context
 from ..runtime.profiling import profile
 from ..runtime.tuned import read_table
@@ -49,7 +50,7 @@ def measure_speeds(ctx, total: int, progress=None) -> dict:
 
 
 def _writable(path: Path) -> None:
-    """Raise OSError naming `path` and CLBIG_TUNING_FILE unless a file can be written there
+    """Raise OSError naming `path` and the TUNING_FILE setting unless a file can be written there
     (checked before a tuning run of minutes, not after it)."""
     up = path.parent
     while not up.exists() and up.parent != up:
@@ -64,7 +65,7 @@ def _writable(path: Path) -> None:
             raise PermissionError(13, "not writable")
     except OSError as e:
         raise OSError(e.errno, f"cannot write the tuning file {path} ({e.strerror or e}): set "
-                      "CLBIG_TUNING_FILE to a writable file") from e
+                      f"{config.var('TUNING_FILE')} to a writable file") from e
 
 
 def _time(ctx, f, reps: int) -> float:
@@ -149,7 +150,7 @@ def tune(ctx=None, quick: bool = False, progress=print) -> dict:
         path.write_text(json.dumps(table, indent=1))
     except OSError as e:
         raise OSError(e.errno, f"cannot write the tuning file {path} ({e.strerror or e}): set "
-                      "CLBIG_TUNING_FILE to a writable file") from e
+                      f"{config.var('TUNING_FILE')} to a writable file") from e
     ctx.__dict__.pop("_mul_crossovers", None)
     ctx.__dict__.pop("_speeds", None)
     return dict(found, file=str(path), batch=batch, single=single)
