@@ -238,10 +238,13 @@ def test_errors(kernel, ctx):
         modular.mulmod(2, 3, 0)
     with pytest.raises(ValueError, match="modulus is 0 at index 1"):
         modular.Modulus([3, 0])
+    # Python's pow: a negative exponent through the inverse, a negative modulus to (m, 0]
+    assert modular.powmod(2, -1, 7) == pow(2, -1, 7) == 4
+    assert modular.powmod(2, 3, [-7]).tolist() == [pow(2, 3, -7)] == [-6]
+    with pytest.raises(ValueError, match="not invertible mod m at index 0"):
+        modular.powmod(2, -1, 8)
     with pytest.raises(ValueError, match="negative"):
-        modular.powmod(2, -1, 7)
-    with pytest.raises(ValueError, match="negative"):
-        modular.powmod(2, 3, [-7])
+        modular.Modulus([7, -7])
     with pytest.raises(TypeError):
         modular.powmod(2.0, 3, 7)
     with pytest.raises(TypeError):

@@ -64,7 +64,10 @@ def gcd(a, b):
 
 @rows("gcd")
 def invert(a, m, strict: bool = True):
-    """a_i^-1 mod m_i (pow(a, -1, m) semantics), capacity m.bits; see the module doc."""
+    """a_i^-1 mod m_i (pow(a, -1, m) semantics), capacity m.bits; see the module doc. `m` may be
+    a Modulus (its moduli are used)."""
+    if not isinstance(m, BigIntArray) and isinstance(getattr(m, "m", None), BigIntArray):
+        m = m.m                                  # a Modulus: its moduli
     if _is_scalar(a) and _is_scalar(m):
         r = invert([a], [m], strict)
         return r.tolist()[0] if strict else (r[0].tolist()[0], bool(r[1][0]))

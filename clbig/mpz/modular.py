@@ -195,12 +195,71 @@ def _python_base(x: BigIntArray, M: "Modulus") -> BigIntArray:
 # -- powmod -------------------------------------------------------------------------------
 @rows("mod")
 def powmod(a, e, m):
-    """a^e mod m per element (pow(a, e, m)); e >= 0, any m >= 1 (a Modulus too). Capacity
-    m.bits; three plain ints give an int. ValueError names the first zero modulus."""
+    """a^e mod m per element, as Python's pow(a, e, m). Capacity m.bits; three plain ints give an int.
+
+    A negative exponent goes through the inverse, pow(a, -k, m) == pow(pow(a, -1, m), k, m)
+    (ValueError naming the first index where a is not invertible); a negative modulus gives a
+    result in (m, 0], as pow(3, 2, -7) == -5; a Modulus holds positive moduli. ValueError
+    names the first zero modulus."""
     if _is_scalar(a) and _is_scalar(e) and _is_scalar(m):
         if m == 0:
             raise ValueError("modulus is 0 at index 0")
         return powmod([a], [e], [m]).tolist()[0]
+    if not isinstance(m, Modulus):
+        mneg = _negative_moduli(m)
+        if mneg is not None:
+            return _powmod_negative_moduli(a, e, *mneg)
+    E = None if _is_scalar(e) and e >= 0 else _coerce(e, _context(m, a, e), "e", signed=True)
+    if E is not None and E.neg is not None and E.neg.any():
+        return _powmod_negative_exponents(a, E, m)
+    return _powmod(a, e if E is None else E, m)      # (a list of exponents is uploaded once)
+
+
+def _negative_moduli(m):
+    """(|m| as a list, mask of the negative ones) where an int / list / array of moduli has a
+    negative one, else None."""
+    if isinstance(m, BigIntArray):
+        neg = None if m.neg is None else m.neg & (m.sign() < 0)
+        return None if neg is None or not neg.any() else (abs(m), neg)
+    vals = [m] if _is_scalar(m) else (list(m) if isinstance(m, (list, tuple)) else None)
+    if vals is None or not any(_is_scalar(v) and v < 0 for v in vals):
+        return None
+    return [abs(v) for v in vals], np.array([_is_scalar(v) and v < 0 for v in vals])
+
+
+def _powmod_negative_moduli(a, e, m_abs, neg):
+    """pow with negative moduli: the power mod |m|, then r - |m| where m < 0 and r != 0."""
+    from .construct import where
+    r = powmod(a, e, m_abs)
+    M = r if isinstance(m_abs, BigIntArray) else array(m_abs, ctx=r.ctx)
+    shift = neg if len(neg) == len(r) else np.broadcast_to(neg, (len(r),))
+    shift = shift & ops.compare(r, 0, "ne")
+    if not shift.any():
+        return r
+    return where(shift, ops.sub(r, M), r)
+
+
+def _powmod_negative_exponents(a, E: BigIntArray, m):
+    """pow(a, -k, m) == pow(pow(a, -1, m), k, m) per element whose exponent is negative."""
+    from .construct import where
+    from .gcd import invert
+    ctx = E.ctx
+    M = m if isinstance(m, Modulus) else Modulus(m, ctx)
+    A = _coerce(a, ctx, "a", signed=True)
+    inv, ok = invert(A, M.m, strict=False)
+    n = len(inv)
+    eneg = np.broadcast_to(E.neg & (E.sign() < 0), (n,)) if len(E) in (1, n) else E.neg
+    bad = eneg & ~np.broadcast_to(ok, (n,))
+    if bad.any():
+        raise ValueError(f"pow(a, e, m): e is negative and a is not invertible mod m at index "
+                         f"{int(np.argmax(bad))} (gcd(a, m) != 1; clbig.invert(a, m, strict=False) "
+                         "says where)")
+    base = where(eneg, inv, A)
+    return _powmod(base, abs(E), M)
+
+
+def _powmod(a, e, m):
+    """powmod for exponents >= 0 and moduli >= 1 (a Modulus too)."""
     ctx = _context(m, a, e)
     M = m if isinstance(m, Modulus) else Modulus(m, ctx)
     if M.ctx is not ctx:

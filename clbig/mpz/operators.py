@@ -23,6 +23,16 @@ class _Operators:
     def __repr__(self):
         return bigint_repr(self)
 
+    def __int__(self):
+        """The value of a one-element array as a Python int (TypeError for other lengths)."""
+        if len(self) != 1:
+            raise TypeError(f"only a one-element BigIntArray converts to an int; this one has {len(self)}")
+        return self.tolist()[0]
+
+    # No __index__: with one, `[3] * x` would repeat the list instead of multiplying (Python
+    # asks list.__mul__ first), and numpy refuses __index__ on one-element arrays for the same
+    # reason. int(x) converts; operator.index(int(x)) where an index is wanted.
+
     def sign(self) -> np.ndarray:
         """-1, 0 or 1 per element (numpy int8), like GMP's mpz_sgn."""
         return signs.sign(self)
