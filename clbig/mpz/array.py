@@ -17,7 +17,7 @@ import pyopencl.array as cla
 
 from . import hooks
 from ..mpn import convert, radix
-from ..mpn.convert import _check_value, check_bits  # noqa: F401 (the checks live with the conversion)
+from ..mpn.convert import check_bits  # noqa: F401 (the checks live with the conversion)
 from ..runtime.devices import Context, current_context
 
 LIMB_BITS = 32
@@ -82,7 +82,7 @@ def check_unsigned(values) -> None:
 
 
 def checked(values, bits: int | None = None) -> tuple[list, int]:
-    """Validate non-negative `values` (see _check_value) against `bits`; returns (values, bits)."""
+    """Validate non-negative `values` (mpn.convert.scan: the C checks where built) against `bits`; returns (values, bits)."""
     s = convert.scan(values, bits)            # the C scan where built: checks, widths, signs
     if s.neg is not None:
         i = int(np.argmax(s.neg))

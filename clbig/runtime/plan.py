@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import pyopencl as cl
 
-from .config import env, env_values, value  # noqa: F401 (the planners' P.env, P.value...)
+from .config import env_values, value  # noqa: F401 (the planners read P.value, P.env_values)
 from .memo import DoesNotFit, memoized
 
 WORD = 4  # bytes per limb

@@ -28,7 +28,6 @@ from . import config
 
 CHUNK = 16 << 20
 MIN_BYTES = 1 << 20
-MODES = ("auto", "on", "off")
 #: Host copies into and out of staging are split over this many threads (numpy's copy releases
 #: the GIL): one thread copies at a few GB/s, a fraction of the bus (H200 host, 2026-11-27:
 #: 6.7 GB/s staged against 50 GB/s from pinned_empty with one copying thread).
