@@ -321,6 +321,14 @@ def shifts(ctx, tag: str, bits: int, n: int):
             check(f"{tag} shift_left {k}", left(a, k), [x << k for x in av])
         if right is not None:
             check(f"{tag} shift_right {k}", right(a, k), [x >> k for x in av])
+    # one count per element (shift.cl.mako's PER_ROW): neighbours in one work-group shift by
+    # different counts; signed values take the three-pass floor path of a >> k
+    ks = [(0, 1, 31, 32, 33, 70, bits + 3)[i % 7] for i in range(n)]
+    sv = [-x if i % 2 else x for i, x in enumerate(av)]
+    s = clbig.array(sv, bits=bits, ctx=ctx)
+    log(f"[{tag}] shifts {bits} bits by counts {ks}, n={n}")
+    check(f"{tag} shift_left per element", s << ks, [x << k for x, k in zip(sv, ks)])
+    check(f"{tag} shift_right per element", s >> ks, [x >> k for x, k in zip(sv, ks)])
 
 
 def guarded(tag, fn, *args):

@@ -1,12 +1,17 @@
 """Python's int semantics through clbig (issue 37 item 5): pow with a negative exponent or a
-negative modulus, int() of a one-element array, invert with a Modulus; every result checked
-against Python's own pow."""
+negative modulus, int() and operator.index() of a one-element array, invert with a Modulus,
+per-element shift counts and exponents, reflected <<, >> and **, and every all-int call
+returning Python values; every result checked against Python's own operators."""
 from __future__ import annotations
 
+import operator
+
+import gmpy2
+import numpy as np
 import pytest
 
 import clbig
-from conftest import BATCH
+from conftest import BATCH, check_values, rand_value
 
 
 def _pow_or_none(a, e, m):
@@ -73,3 +78,132 @@ def test_int_of_one_element_array():
 def test_invert_takes_a_modulus():
     assert clbig.invert([3, 4], clbig.Modulus(7)).tolist() == [5, 2]
     assert clbig.invert([3, 4], clbig.Modulus([7, 11])).tolist() == [5, 3]
+
+
+# -- per-element shift counts, reflected << >> **, operator.index, all-int calls ------------
+def _signed(rng, bits, n):
+    vals = [rand_value(rng, bits) for _ in range(n)]
+    return [-v if rng.random() < 0.5 else v for v in vals]
+
+
+@pytest.mark.parametrize("bits", [32, 100, 1056, 2 ** 14])   # 2^14 bits: 512 limbs, past one group
+@pytest.mark.parametrize("n", [1, BATCH])
+def test_shift_per_element(rng, bits, n):
+    xs = _signed(rng, bits, n - 2) + ([0, -1] if n > 2 else [])
+    xs = xs[:n] if n > 2 else _signed(rng, bits, n)
+    ks = [rng.choice([0, 1, 31, 32, 33, 100, bits - 1, bits, bits + 70, rng.randrange(3 * bits)])
+          for _ in range(n)]
+    a = clbig.array(xs, bits=bits)
+    left = a << ks
+    assert left.bits == bits + max(ks)
+    check_values(left.tolist(), [x << k for x, k in zip(xs, ks)], f"{bits}-bit a << ks", (xs, ks))
+    right = a >> np.array(ks, dtype=np.int64)
+    check_values(right.tolist(), [x >> k for x, k in zip(xs, ks)], f"{bits}-bit a >> ks", (xs, ks))
+    # counts held on the device, as a BigIntArray
+    check_values((a >> clbig.array(ks)).tolist(), [x >> k for x, k in zip(xs, ks)], "a >> array")
+
+
+def test_shift_per_element_broadcasts_and_reflects(rng):
+    ks = [0, 1, 63, 64, 65, 1000]
+    assert (clbig.array([-3]) << ks).tolist() == [-3 << k for k in ks]
+    assert (clbig.array([5, -6, 7, 2**80, -2**80, 0]) << [3]).tolist() == [v << 3 for v in [5, -6, 7, 2**80, -2**80, 0]]
+    assert (1 << clbig.array(ks)).tolist() == [1 << k for k in ks]
+    big = rng.getrandbits(3000)
+    assert (big >> clbig.array(ks)).tolist() == [big >> k for k in ks]
+    assert (-big >> clbig.array(ks)).tolist() == [-big >> k for k in ks]
+    assert (clbig.array([]) << []).tolist() == []
+    assert (clbig.array([]) >> np.zeros(0, np.int64)).tolist() == []
+
+
+@pytest.mark.parametrize("counts, err, where", [
+    ([1, -2, 3], ValueError, "shift count 1"),
+    ([1, 2.0], TypeError, "shift count 1"),
+    ([True], TypeError, "shift count 0"),
+    ([1, 2, 3, 4], ValueError, "broadcasting"),
+    (np.zeros((2, 2), np.int64), ValueError, "one-dimensional"),
+    ("12", TypeError, "str"),
+])
+def test_shift_per_element_bad_counts(counts, err, where):
+    a = clbig.array([1, 2, 3])
+    with pytest.raises(err, match=where):
+        a << counts
+    with pytest.raises(err, match=where):
+        a >> counts
+
+
+def test_shift_left_too_far_is_an_overflow_error():
+    with pytest.raises(OverflowError):
+        clbig.array([1, 1]) << [0, 2 ** 41]
+
+
+@pytest.mark.parametrize("bits", [32, 300])
+def test_power_per_element(rng, bits):
+    xs = _signed(rng, bits, BATCH - 3) + [0, 0, -1]
+    es = [rng.randrange(0, 20) for _ in range(BATCH - 3)] + [0, 5, 3]
+    got = clbig.array(xs, bits=bits) ** es
+    assert got.bits == max(bits * max(es), 1)
+    check_values(got.tolist(), [x ** e for x, e in zip(xs, es)], f"{bits}-bit x ** es", (xs, es))
+    assert (clbig.array(xs[:1]) ** np.array(es)).tolist() == [xs[0] ** e for e in es]
+
+
+@pytest.mark.parametrize("base", [2, 3, -2, -3, 0, 1, 16, 10**30, gmpy2.mpz(7)])
+def test_reflected_power(rng, base):
+    es = [0, 1, 2, 5, 31, 32, 33, 64, rng.randrange(200)]
+    got = base ** clbig.array(es)
+    assert isinstance(got, clbig.BigIntArray)
+    assert got.tolist() == [int(base) ** e for e in es]
+    # three-argument pow() does not try __rpow__ before Python 3.14: clbig.powmod does it
+    assert clbig.powmod(base, clbig.array(es), 1000003).tolist() == [pow(int(base), e, 1000003) for e in es]
+
+
+def test_power_negative_exponent_names_its_position():
+    with pytest.raises(ValueError, match=r"exponent 2 is negative.*pow\(x, e, m\)"):
+        clbig.array([2, 3, 4]) ** [1, 2, -1]
+    with pytest.raises(ValueError, match="exponent 0"):
+        2 ** clbig.array([-1])
+    with pytest.raises(TypeError, match="exponent 1"):
+        clbig.array([2, 3]) ** [1, 0.5]
+
+
+def test_operator_index_of_one_element():
+    x = clbig.array([5])
+    assert operator.index(x) == 5 and isinstance(operator.index(x), int)
+    assert operator.index(clbig.array([-(2**100)])) == -(2**100)
+    assert list(range(10))[clbig.array([3])] == 3
+    assert ([3] * clbig.array([5])).tolist() == [15]          # multiplies: no list repetition
+    for bad in (clbig.array([1, 2]), clbig.array([])):
+        with pytest.raises(TypeError, match="one-element"):
+            operator.index(bad)
+
+
+_M = 10**20 + 39   # a prime above 2^64
+ALL_INT_CALLS = [
+    ("add", (3, 5), {}, 8), ("add", (-(2**70), 1), {}, -(2**70) + 1), ("sub", (3, 5), {}, -2),
+    ("mul", (2**64, -3), {}, -3 * 2**64), ("mul_low", (300, 300), {"bits": 8}, 144),
+    ("add_fixed", (250, 10, 8), {}, (4, True)), ("sub_fixed", (3, 5), {"bits": 8}, (254, True)),
+    ("compare", (3, 5), {}, -1), ("compare", (5, 5, "eq"), {}, True),
+    ("shift_left", (3, 70), {}, 3 << 70), ("shift_right", (-7, 1), {}, -4),
+    ("divmod", (-7, 2), {}, (-4, 1)), ("floordiv", (2**80, 3), {}, 2**80 // 3), ("mod", (-7, 3), {}, 2),
+    ("isqrt", (99,), {}, 9), ("isqrt", (10**40,), {}, 10**20),
+    ("powmod", (3, -1, 7), {}, 5), ("powmod", (3, 2, -7), {}, -5), ("mulmod", (3, 5, 7), {}, 1),
+    ("gcd", (12, 18), {}, 6), ("invert", (3, _M), {}, pow(3, -1, _M)), ("lcm", (4, 6), {}, 12),
+    ("gcdext", (240, 46), {}, (2, -9, 47)), ("iroot", (27, 3), {}, (3, True)),
+    ("bit_count", (2**70 - 1,), {}, 70), ("jacobi", (2, 7), {}, 1), ("is_prime", (_M,), {}, True),
+    ("next_prime", (7,), {}, 11),
+]
+
+
+@pytest.mark.parametrize("name, args, kw, want", ALL_INT_CALLS,
+                         ids=[f"{c[0]}{c[1]}" for c in ALL_INT_CALLS])
+def test_all_int_calls_return_python_values(name, args, kw, want):
+    got = getattr(clbig, name)(*args, **kw)
+    assert got == want
+    for g, w in zip(got if isinstance(got, tuple) else (got,), want if isinstance(want, tuple) else (want,)):
+        assert type(g) is type(w), f"clbig.{name}{args}: {type(g).__name__} {g!r}, expected {type(w).__name__}"
+    # the same call with gmpy2 and numpy integers
+    conv = [gmpy2.mpz(a) if isinstance(a, int) and not isinstance(a, bool) else a for a in args]
+    assert getattr(clbig, name)(*conv, **kw) == want
+    # one array argument gives arrays
+    arr = getattr(clbig, name)(clbig.array([args[0]]), *args[1:], **kw)
+    first = arr[0] if isinstance(arr, tuple) else arr
+    assert not isinstance(first, (int, bool)), f"clbig.{name} of an array gave a scalar"

@@ -15,14 +15,31 @@ def shift(ctx, a, sa: int, ma: int, n: int, k: int, left: bool, bits_out: int):
     out = ctx.empty((n, mr), np.uint32)
     if n == 0:
         return out
-    # The kernel and its work-group depend only on the widths and the direction (memoized:
-    # the search below cost ~10 µs a call, ~100 calls per huge division).
-    krn, wg = memoized(ctx, ("shift", ma, mr, left), lambda: largest_fitting(
-        min(256, ctx.max_items), lambda wg: kernel(ctx, "shift.cl.mako", "shift", wg, MA=ma, MR=mr,
-                                                   LEFT=left, WG=wg)))
+    krn, wg = _shift_kernel(ctx, ma, mr, left, False)
     launch(ctx, krn, P.ceil_div(n * mr, wg), wg, a, np.uint64(sa), out.data, np.uint32(n),
            np.uint64(k // 32), np.uint32(k % 32))
     return out
+
+
+def shift_rows(ctx, a, sa: int, ma: int, n: int, ks, sk: int, left: bool, bits_out: int):
+    """Instance i shifted by its own count ks[i * sk] (ks: a device array of uint64; sk = 0
+    shifts every instance by ks[0]), as an (n, ceil(bits_out/32)) device array."""
+    mr = P.ceil_div(bits_out, 32)
+    out = ctx.empty((n, mr), np.uint32)
+    if n == 0:
+        return out
+    krn, wg = _shift_kernel(ctx, ma, mr, left, True)
+    launch(ctx, krn, P.ceil_div(n * mr, wg), wg, a, np.uint64(sa), out.data, np.uint32(n),
+           ks, np.uint64(sk))
+    return out
+
+
+def _shift_kernel(ctx, ma: int, mr: int, left: bool, per_row: bool):
+    # The kernel and its work-group depend only on the widths and the direction (memoized:
+    # the search below cost ~10 µs a call, ~100 calls per huge division).
+    return memoized(ctx, ("shift", ma, mr, left, per_row), lambda: largest_fitting(
+        min(256, ctx.max_items), lambda wg: kernel(ctx, "shift.cl.mako", "shift", wg, MA=ma, MR=mr,
+                                                   LEFT=left, WG=wg, PER_ROW=per_row)))
 
 
 def shift_right_signed(ctx, a, sa: int, ma: int, n: int, k: int, bits_out: int, na):

@@ -10,15 +10,44 @@ whose tuned speeds weigh a split.
 from __future__ import annotations
 
 import functools
+import numbers
+
+import gmpy2
+import numpy as np
 
 from . import hooks
 from .array import BigIntArray
 
+_MPZ = type(gmpy2.mpz(0))
+
+def _plain(x) -> bool:
+    """An argument of an all-int call: an integer (int, gmpy2 mpz, numpy integer; not a bool)
+    or an option (a string, None)."""
+    return (isinstance(x, (numbers.Integral, _MPZ, str)) or x is None) and not isinstance(x, (bool, np.bool_))
+
+
+def scalar(r):
+    """The result of an all-int call as Python scalars: a one-element BigIntArray as an int, a
+    one-element numpy array as its int or bool, tuples element by element."""
+    if isinstance(r, tuple):
+        return tuple(scalar(x) for x in r)
+    if isinstance(r, BigIntArray) and len(r) == 1:
+        return int(r.tolist()[0])
+    if isinstance(r, np.ndarray) and r.shape == (1,):
+        return r[0].item()
+    return r
+
+
 def rows(family: str):
-    """Mark a user-facing operation as elementwise over rows (see the module doc)."""
+    """Mark a user-facing operation as elementwise over rows (see the module doc). A call
+    whose arguments are all plain integers (options aside) returns Python ints (bools, tuples
+    of them), as Python's own operators and gmpy2 do."""
     def deco(fn):
         @functools.wraps(fn)
         def call(*args, **kw):
+            if args and _plain(args[0]) and all(map(_plain, args)) and all(map(_plain, kw.values())) \
+                    and not isinstance(args[0], str):
+                return scalar(fn(*args, **kw))
             # The common case first, at a few hundred ns: device arrays of one Context.
             plain = False
             for x in (args + tuple(kw.values()) if kw else args):

@@ -91,19 +91,6 @@ def _operand(v, what: str):
     raise TypeError(f"{what}: an operand of type {type(v).__name__}")
 
 
-def _uniform(v, what: str) -> int:
-    """One integer for the whole batch (an exponent, a shift count): TypeError where the
-    elements differ (clbig's ** and shifts take one)."""
-    if isinstance(v, BigIntArray):
-        v = v.tolist()
-    if isinstance(v, list):
-        if not v or any(e != v[0] for e in v):
-            raise TypeError(f"{what}: clbig takes one integer for the whole batch here, not "
-                            "differing elements")
-        v = v[0]
-    return v
-
-
 def _scalar_base(x):
     """A scalar base or shifted value as a one-element array (then broadcast)."""
     from .array import array
@@ -124,17 +111,16 @@ def _length(v) -> int:
 
 
 def _power(a, e):
+    """np.power: one exponent or one per element (clbig.mpz.powers.power)."""
     from . import powers
     n = max(_length(a), _length(e))
-    k = _uniform(e, "np.power's exponent")
-    return _broadcast(powers.power(_scalar_base(a), k), n)
+    return _broadcast(powers.power(_scalar_base(a), e), n)
 
 
 def _shift(left: bool):
     def f(a, k):
         from . import ops
         n = max(_length(a), _length(k))
-        k = _uniform(k, "the shift count")
         fn = ops.shift_left if left else ops.shift_right
         return _broadcast(fn(_scalar_base(a), k), n)
     return f

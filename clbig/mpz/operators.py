@@ -29,9 +29,12 @@ class _Operators:
             raise TypeError(f"only a one-element BigIntArray converts to an int; this one has {len(self)}")
         return self.tolist()[0]
 
-    # No __index__: with one, `[3] * x` would repeat the list instead of multiplying (Python
-    # asks list.__mul__ first), and numpy refuses __index__ on one-element arrays for the same
-    # reason. int(x) converts; operator.index(int(x)) where an index is wanted.
+    def __index__(self):
+        """operator.index of a one-element array (TypeError for other lengths), as for int().
+        `[3] * x` still multiplies: Python asks x.__rmul__ before list repetition."""
+        if len(self) != 1:
+            raise TypeError(f"only a one-element BigIntArray is an index; this one has {len(self)}")
+        return self.tolist()[0]
 
     def sign(self) -> np.ndarray:
         """-1, 0 or 1 per element (numpy int8), like GMP's mpz_sgn."""
@@ -64,6 +67,13 @@ class _Operators:
 
     def __rshift__(self, k):
         return ops.shift_right(self, k)
+
+    def __rlshift__(self, o):
+        """o << self: each element a shift count (1 << clbig.array([1, 2, 3]))."""
+        return ops.shift_left(o, self)
+
+    def __rrshift__(self, o):
+        return ops.shift_right(o, self)
 
     def _cmp(self, o, which):
         return ops.compare(self, o, which)
@@ -102,6 +112,12 @@ class _Operators:
         if m is None:
             return powers.power(self, e)
         return modular.powmod(self, e, m)
+
+    def __rpow__(self, o, m=None):
+        """o ** self: each element an exponent (2 ** clbig.array([1, 2, 3]))."""
+        if m is None:
+            return powers.power(o, self)
+        return modular.powmod(o, self, m)
 
     def __neg__(self):
         return signs.negative(self)

@@ -211,18 +211,21 @@ def floor_divmod(a: BigIntArray, b: BigIntArray, n: int, sa: int, sb: int, q: Bi
     return with_neg(q, diff), with_neg(r, eb)
 
 
-def shift_right(a: BigIntArray, k: int, shift_mag):
-    """a >> k with floor semantics; shift_mag(x, k, bits) shifts a magnitude array. Capacity
+def shift_right(a: BigIntArray, k, shift_mag, kmin: int | None = None):
+    """a >> k with floor semantics; shift_mag(x, k, bits) shifts a magnitude array. k is one
+    count, or per-row counts (any object shift_mag takes) whose least is kmin. Capacity
     max(a.bits - k, 1), or max(a.bits - k, 0) + 1 where a value is marked negative
     (-(2^bits - 1) >> 1 = -2^(bits-1): one bit more; conservative where only -0 is marked)."""
+    low = k if kmin is None else kmin
     if not marked(a):
-        return shift_mag(abs(a), k, max(a.bits - k, 1))
-    bits = max(a.bits - k, 0) + 1
-    # from k = a.bits on every bit is shifted out: ceil(|a| / 2^k) = 1 (0 for a zero)
-    out = _shift.shift_right_signed(a.ctx, a.data.data, a.m, a.m, len(a), min(k, a.bits), bits,
-                                    marks(a).data)
-    if out is not None:
-        return BigIntArray(a.ctx, out, bits, a.neg)
+        return shift_mag(abs(a), k, max(a.bits - low, 1))
+    bits = max(a.bits - low, 0) + 1
+    if kmin is None:
+        # from k = a.bits on every bit is shifted out: ceil(|a| / 2^k) = 1 (0 for a zero)
+        out = _shift.shift_right_signed(a.ctx, a.data.data, a.m, a.m, len(a), min(k, a.bits),
+                                        bits, marks(a).data)
+        if out is not None:
+            return BigIntArray(a.ctx, out, bits, a.neg)
     neg = clean_neg(a)                       # instances beyond one work-group: three passes
     if neg is None:
         return shift_mag(abs(a), k, bits)    # (the same capacity whichever the path)
