@@ -290,8 +290,9 @@ class HostValues(HostRows):
     limbs = property(lambda self: self._all().limbs)
     neg = property(lambda self: self._all().neg)
 
-    def tolist(self) -> list[int]:
-        return self._all().tolist()
+    def tolist(self, mpz: bool = False) -> list:
+        # the signature of HostRows.tolist: SplitArray.tolist passes mpz to every piece
+        return self._all().tolist(mpz)
 
 
 def _widest(vals: list) -> int:
