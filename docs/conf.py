@@ -11,6 +11,11 @@ documents a name only where `clbig.<name>` (or a fallback path) exists when the 
 built, and a last `clbig-api-rest` section that catches every public name of `clbig.__all__`
 no topic lists, so the page neither breaks when a feature is still missing nor leaves a new
 one undocumented.
+
+The docstrings are numpydoc (Parameters, Returns, Raises, Examples sections), read by
+`sphinx.ext.napoleon` (numpy style only). A class is documented with the members a user calls,
+listed in PUBLIC_MEMBERS below, never with `:members:` alone: Context's queues, locks, copies
+and pools are clbig's internals and stay off the API page.
 """
 from __future__ import annotations
 
@@ -34,13 +39,16 @@ author = "clbig contributors"
 copyright = "2026, clbig contributors"
 release = version = clbig.__version__
 
-extensions = ["sphinx.ext.autodoc"]
+extensions = ["sphinx.ext.autodoc", "sphinx.ext.napoleon"]
+napoleon_numpy_docstring = True
+napoleon_google_docstring = False    # numpydoc only: a line "Args:" in prose stays prose
+napoleon_use_rtype = True
 html_theme = "alabaster"
 exclude_patterns = ["_build"]
 autodoc_member_order = "bysource"
 autodoc_typehints = "none"       # signatures as written; the docstrings say the types
 default_role = "literal"         # `x` in docstrings is code, as in the README
-# The docstrings are plain prose with code in backquotes, not reST: keep their text as is.
+# The docstrings are numpydoc with code in backquotes (`x` is code, as in the README).
 suppress_warnings = ["autodoc.import_object"]
 
 _log = logging.getLogger(__name__)
@@ -62,9 +70,25 @@ def _resolve(path: str):
     return obj
 
 
+#: The members a user calls, per class (by its name): the API page shows these and no others.
+#: A class not listed here is documented by its own docstring alone.
+PUBLIC_MEMBERS = {
+    "BigIntArray": ["to_limbs", "tolist", "bit_length", "sign", "bit_count", "copy", "trim",
+                    "sum", "prod", "min", "max", "argmin", "argmax", "sort", "argsort"],
+    "Context": ["all", "name", "finish", "free_memory", "pinned_empty"],
+    "DeviceInfo": ["label"],
+    "Modulus": [],
+    "KernelFault": [],
+    "SetupError": [],
+    "Profile": ["seconds", "kernels"],
+}
+
+
 def _directive_for(path: str, obj) -> list:
     if inspect.isclass(obj):
-        return [f".. autoclass:: clbig.{path}", "   :members:", ""]
+        members = [m for m in PUBLIC_MEMBERS.get(obj.__name__, []) if hasattr(obj, m)]
+        return [f".. autoclass:: clbig.{path}"] + (
+            [f"   :members: {', '.join(members)}"] if members else []) + [""]
     return [f".. autofunction:: clbig.{path}", ""]
 
 

@@ -10,6 +10,7 @@ above `bits` are zero, which all kernels rely on. A zero may be marked negative 
 from __future__ import annotations
 
 import numbers
+from typing import TYPE_CHECKING
 
 import gmpy2
 import numpy as np
@@ -19,6 +20,11 @@ from . import hooks
 from ..mpn import convert, radix
 from ..mpn.convert import check_bits  # noqa: F401 (the checks live with the conversion)
 from ..runtime.devices import Context, current_context
+
+if TYPE_CHECKING:
+    from numpy.typing import DTypeLike
+
+    from .types import Integer, Operand
 
 LIMB_BITS = 32
 
@@ -132,12 +138,54 @@ def limbs_to_ints(limbs: np.ndarray) -> list[int]:
 
 
 class BigIntArray:
-    """A batch of big integers on an OpenCL device (see `clbig.array` and the module doc)."""
+    """A batch of big integers on an OpenCL device, exact and of any sign.
+
+    An array holds n integers that share one capacity, `bits`: every magnitude is below
+    ``2**bits``. It is made by `clbig.array` (from Python ints), `clbig.from_limbs` (from
+    numpy limbs) or an operation, never by calling this class, whose constructor takes the
+    device array as it is. The values live on the device of `ctx` as an (n, m) matrix of
+    32-bit limbs holding the magnitudes, least significant limb first, with the signs kept on
+    the host (as GMP's mpz keeps sign and magnitude); a zero may be marked negative, and
+    reads as 0 everywhere. Operations never write into an existing array: each returns a new
+    one. Python's operators (``+ - * // % ** << >> & | ^ ~``, comparisons, `abs`, indexing
+    with ints, slices, masks and index arrays) work as on Python ints, elementwise. Pickling
+    stores the limbs and signs; unpickling uploads them to the current context.
+
+    Parameters
+    ----------
+    ctx : Context
+        The context whose device holds the limbs (`x.ctx`).
+    data : pyopencl.array.Array
+        The (n, m) uint32 device array of the magnitudes (`x.data`).
+    bits : int
+        The capacity in bits (`x.bits`); the limbs above it are zero.
+    neg : numpy.ndarray or None, optional
+        Where the values are negative (n bools), or None where none is (`x.neg`, None again
+        when no entry is true).
+
+    Raises
+    ------
+    ValueError
+        For a device array that is not (n, m) uint32, or `neg` of another length.
+
+    Examples
+    --------
+    >>> import clbig
+    >>> x = clbig.array([1, -2, 2**100])
+    >>> x
+    BigIntArray([1, -2, 1267650600228229401496703205376], n=3, bits=128)
+    >>> len(x), x.bits, x.m
+    (3, 128, 4)
+    >>> (x * x - 1).tolist()
+    [0, 3, 1606938044258990275541962092341162602522202993782792835301375]
+    >>> x[1], x[1:].tolist()
+    (-2, [-2, 1267650600228229401496703205376])
+    """
 
     __array_priority__ = 1000  # numpy defers to our operators
     __hash__ = None
 
-    def __init__(self, ctx: Context, data: cla.Array, bits: int, neg=None):
+    def __init__(self, ctx: Context, data: cla.Array, bits: int, neg: np.ndarray | None = None) -> None:
         if data.ndim != 2 or data.dtype != np.uint32:
             raise ValueError("BigIntArray data must be an (n, m) uint32 device array")
         self.ctx = ctx
@@ -157,18 +205,59 @@ class BigIntArray:
 
     @property
     def m(self) -> int:
-        """Limbs per element."""
+        """Limbs per element: ``ceil(bits / 32)``, at least 1."""
         return self.data.shape[1]
 
     # -- host exchange -------------------------------------------------------------------
-    def to_limbs(self, dtype=np.uint32, magnitude: bool = False, out: np.ndarray | None = None) -> np.ndarray:
-        """The raw limbs as an (n, m) numpy array of uint32, or of uint64 (limbs paired).
-        Limbs hold magnitudes: a negative value raises ValueError naming its index, unless
-        magnitude=True (then `sign()` or `neg` gives the signs, and
-        from_limbs(limbs, sign=x.sign()) rebuilds x).
-        out: a writable C-contiguous (n, m) uint32 array to download into and return. Reusing
-        one skips a fresh array's page faults, which the copy otherwise pays (H200, 2026-11-25,
-        512 MiB: 50 against 153 ms)."""
+    def to_limbs(self, dtype: DTypeLike = np.uint32, magnitude: bool = False,
+                 out: np.ndarray | None = None) -> np.ndarray:
+        """The magnitudes as a numpy array of limbs, least significant first.
+
+        The array has one row per element: m uint32 limbs, or ``ceil(m / 2)`` uint64 limbs
+        (pairs of 32-bit limbs, the last one padded with zero). `clbig.from_limbs` takes it
+        back. Limbs hold magnitudes only, so a negative element is an error unless
+        `magnitude` is true; then `sign()` (or `neg`) gives the signs, and
+        ``clbig.from_limbs(limbs, bits=x.bits, sign=x.sign())`` rebuilds x.
+
+        Parameters
+        ----------
+        dtype : {numpy.uint32, numpy.uint64}, optional
+            The limb type of the result (default uint32).
+        magnitude : bool, optional
+            Return the magnitudes of negative elements too (default False: they raise).
+        out : numpy.ndarray, optional
+            A writable C-contiguous (n, m) uint32 array to download into and return (with
+            dtype uint32 only). Reusing one, or one from `clbig.pinned_empty`, skips a fresh
+            array's page faults, which the copy otherwise pays (H200, 2026-11-25, 512 MiB: 50
+            against 153 ms).
+
+        Returns
+        -------
+        numpy.ndarray
+            The (n, m) uint32 limbs, `out` itself when given, or (n, ceil(m / 2)) uint64.
+
+        Raises
+        ------
+        ValueError
+            Where an element is negative and `magnitude` is false (naming the first such
+            index), or for an `out` of the wrong shape, dtype or layout.
+        TypeError
+            For a `dtype` other than uint32 and uint64, or an `out` that is not a numpy array
+            (or given with dtype uint64).
+
+        Examples
+        --------
+        >>> import clbig, numpy as np
+        >>> x = clbig.array([1, 2**32 + 5], bits=64)
+        >>> x.to_limbs()
+        array([[1, 0],
+               [5, 1]], dtype=uint32)
+        >>> x.to_limbs(np.uint64).ravel().tolist()
+        [1, 4294967301]
+        >>> y = clbig.array([3, -4])
+        >>> y.to_limbs(magnitude=True).ravel().tolist(), y.sign().tolist()
+        ([3, 4], [1, -1])
+        """
         if out is None:
             host = self.ctx.get(self.data)
         else:
@@ -186,8 +275,37 @@ class BigIntArray:
                                  "(to_limbs(magnitude=True) gives them, sign() the signs)")
         return limbs_as(host, dtype)
 
-    def tolist(self, mpz: bool = False) -> list:
-        """The values as Python ints, or as gmpy2 mpz with mpz=True."""
+    def tolist(self, mpz: bool = False) -> list[int] | list[gmpy2.mpz]:
+        """The values as a list of Python ints (or gmpy2 mpz), exact, signs included.
+
+        A batch is converted on the host (clbig's C conversion where it is built); one large
+        value, or a batch where the C extension is missing, is cut into decimal digits on the
+        device first. Iterating over an array gives the same values.
+
+        Parameters
+        ----------
+        mpz : bool, optional
+            Give gmpy2 mpz values instead of ints (default False).
+
+        Returns
+        -------
+        list of int or list of gmpy2.mpz
+            One value per element, in order.
+
+        Raises
+        ------
+        pyopencl.Error
+            Only where the OpenCL runtime fails (a lost device); the conversion itself
+            raises nothing.
+
+        Examples
+        --------
+        >>> import clbig
+        >>> clbig.array([0, -7, 2**70]).tolist()
+        [0, -7, 1180591620717411303424]
+        >>> clbig.array([3, 4]).tolist(mpz=True)
+        [mpz(3), mpz(4)]
+        """
         # a batch converts on the host (clbig.mpn.convert: C, several GB/s); one large value,
         # or a batch without the C extension, is cut into digits on the device (clbig.radix)
         if not (radix.worth_it(self.bits) and len(self) and (len(self) == 1 or not convert.native())):
@@ -199,7 +317,27 @@ class BigIntArray:
 
     # -- signs and operators: bound by mpz.operators (they run ops, signs and modular) -------
     def bit_length(self) -> np.ndarray:
-        """int.bit_length of every element (of its magnitude, as Python's), numpy int64."""
+        """The bit length of every element, as Python's `int.bit_length`.
+
+        The length of the magnitude: ``(-8).bit_length() == 4``, and 0 for zero. Computed on
+        the device; only the lengths cross the bus.
+
+        Returns
+        -------
+        numpy.ndarray
+            n int64 lengths (an empty array for an empty batch).
+
+        Raises
+        ------
+        pyopencl.Error
+            Only where the OpenCL runtime fails (a lost device).
+
+        Examples
+        --------
+        >>> import clbig
+        >>> clbig.array([0, 1, -8, 2**70]).bit_length().tolist()
+        [0, 1, 4, 71]
+        """
         if not len(self):
             return np.zeros(0, np.int64)
         return radix.bit_lengths(self.ctx, self.data).astype(np.int64)
@@ -277,9 +415,59 @@ def _upload(ctx: Context, limbs: np.ndarray, bits: int, neg=None) -> BigIntArray
     return BigIntArray(ctx, data, bits, neg)
 
 
-def array(values, bits: int | None = None, ctx: Context | None = None) -> BigIntArray:
-    """A BigIntArray of Python ints / gmpy2 mpz (negative ones too) on the current context;
-    `bits` is the capacity of the magnitudes (see module doc)."""
+def array(values: Operand, bits: int | None = None, ctx: Context | None = None) -> BigIntArray:
+    """A BigIntArray of the given integers, exact, on a device.
+
+    Values of any sign and size are taken as they are (Python ints, gmpy2 mpz, numpy
+    integers, integer numpy arrays), never rounded. The capacity `bits` bounds the
+    magnitudes: every operation sizes its result from its operands' capacities (a sum gets one
+    bit more, a product the sum of both), so a capacity well above the values costs time.
+    Without `bits`, the capacity is the widest value's bit length rounded up to whole 32-bit
+    limbs (32 for small values). With a `Context` of several devices (``Context([...])``),
+    the rows are spread over the devices.
+
+    Parameters
+    ----------
+    values : BigIntArray, int, gmpy2.mpz, or iterable of them
+        The integers; one integer gives an array of length one, a BigIntArray is copied (at
+        capacity `bits`, or its values' default).
+    bits : int, optional
+        The capacity of the magnitudes in bits, at least 1.
+    ctx : Context, optional
+        Where the array lives (default: `clbig.current_context()`).
+
+    Returns
+    -------
+    BigIntArray
+        n elements of capacity `bits`.
+
+    Raises
+    ------
+    TypeError
+        For a value that is not an integer (a float, a bool array, a string, a dict or set
+        of values), a `bits` that is not an integer, or a `ctx` that is not a Context.
+    ValueError
+        For ``bits < 1``.
+    OverflowError
+        Where a value does not fit `bits` (naming the first such element), or for more
+        than 2**32 - 1 values.
+    MemoryError
+        Where the batch does not fit one buffer of the device (the message gives the sizes).
+
+    Examples
+    --------
+    >>> import clbig
+    >>> clbig.array([1, -2, 3])
+    BigIntArray([1, -2, 3], n=3, bits=32)
+    >>> clbig.array([2**100, -5]).bits
+    128
+    >>> clbig.array(7, bits=3).tolist()
+    [7]
+    >>> clbig.array([256], bits=8)
+    Traceback (most recent call last):
+    ...
+    OverflowError: element 0: value of 9 bits does not fit bits=8
+    """
     if isinstance(values, BigIntArray):
         values = values.tolist()
     values = value_list(values, "clbig.array")
@@ -357,19 +545,100 @@ def checked_neg(sign, n: int):
     return s < 0
 
 
-def pinned_empty(shape, dtype=np.uint32, ctx: Context | None = None) -> np.ndarray:
-    """An uninitialized numpy array in page-locked host memory of ctx's device (the current
-    context's by default), for limbs that cross the bus often or in bulk: from_limbs(array)
-    and to_limbs(out=array) copy it at the bus's speed. It stays page-locked while it lives
-    (don't make many: page-locked memory is the host's to spare)."""
+def pinned_empty(shape: int | tuple[int, ...], dtype: DTypeLike = np.uint32,
+                 ctx: Context | None = None) -> np.ndarray:
+    """An uninitialized numpy array in page-locked host memory of a context's device.
+
+    For limbs that cross the bus often or in bulk: ``clbig.from_limbs(a)`` and
+    ``x.to_limbs(out=a)`` copy such an array at the bus's speed, without the driver's
+    staging copy and a fresh array's page faults. It stays page-locked while it lives, so
+    make few (page-locked memory is the host's to spare). With several devices, the memory
+    is the first device's.
+
+    Parameters
+    ----------
+    shape : int or tuple of int
+        The array's shape, e.g. ``(n, m)`` for n values of m limbs.
+    dtype : numpy dtype, optional
+        The element type (default uint32, the limb type).
+    ctx : Context, optional
+        The context whose device the memory is pinned for (default: the current one).
+
+    Returns
+    -------
+    numpy.ndarray
+        An array of that shape and dtype; its contents are undefined until written.
+
+    Raises
+    ------
+    ValueError
+        For a negative dimension in `shape`.
+    TypeError
+        For a `ctx` that is not a Context.
+
+    Examples
+    --------
+    >>> import clbig, numpy as np
+    >>> a = clbig.pinned_empty((2, 1))
+    >>> a.shape, a.dtype
+    ((2, 1), dtype('uint32'))
+    >>> a[:] = [[5], [7]]
+    >>> clbig.from_limbs(a).tolist()
+    [5, 7]
+    """
     ctx = check_context(ctx) or current_context()
     return ctx.pinned_empty(shape, dtype)
 
 
-def from_limbs(limbs, bits: int | None = None, ctx: Context | None = None, sign=None) -> BigIntArray:
-    """A BigIntArray from an (n, m) numpy array of uint32 or uint64 limbs, little-endian:
-    the magnitudes. `sign`: None (every value non-negative) or n integers (-1/0/1, as
-    BigIntArray.sign gives), the value negative where its sign is below 0."""
+def from_limbs(limbs: np.ndarray, bits: int | None = None, ctx: Context | None = None,
+               sign: np.ndarray | None = None) -> BigIntArray:
+    """A BigIntArray from a numpy array of limbs, the fast way in for bulk data.
+
+    Each row holds one magnitude as uint32 or uint64 limbs, least significant first (uint64
+    limbs in either byte order are read as pairs of 32-bit limbs); a one-dimensional array
+    is one value. The limbs are copied to the device as they are, with no conversion to
+    Python ints: `BigIntArray.to_limbs` is the inverse. Signs come separately.
+
+    Parameters
+    ----------
+    limbs : numpy.ndarray
+        (n, m) uint32 or uint64 limbs, m >= 1, or (m,) for one value.
+    bits : int, optional
+        The capacity in bits (default: every bit the limbs hold, 32 per uint32 limb); limbs
+        above it must be zero.
+    ctx : Context, optional
+        Where the array lives (default: the current context).
+    sign : array_like of int, optional
+        None (every value non-negative) or n integers -1, 0, 1 as `BigIntArray.sign` gives:
+        the value is negative where its sign is below 0.
+
+    Returns
+    -------
+    BigIntArray
+        n elements of capacity `bits`.
+
+    Raises
+    ------
+    ValueError
+        For limbs that are not (n, m) with m >= 1, or a `bits` below 1 or above what the
+        limbs hold.
+    OverflowError
+        Where a value does not fit `bits` (naming the first such element), or for more than
+        2**32 - 1 rows.
+    TypeError
+        For limbs of another dtype than uint32 / uint64, a `sign` that is not n integers,
+        or a `ctx` that is not a Context.
+    MemoryError
+        Where the batch does not fit one buffer of the device.
+
+    Examples
+    --------
+    >>> import clbig, numpy as np
+    >>> clbig.from_limbs(np.array([[1, 0], [0, 1]], dtype=np.uint32))
+    BigIntArray([1, 4294967296], n=2, bits=64)
+    >>> clbig.from_limbs(np.array([[5], [7]], dtype=np.uint32), bits=3, sign=[1, -1]).tolist()
+    [5, -7]
+    """
     ctx = check_context(ctx)
     arr, bits = checked_limbs(limbs, bits)
     neg = checked_neg(sign, arr.shape[0])

@@ -4,12 +4,17 @@ Rows are moved on the device by clbig/mpz/rowops.py's gather; signs are chosen o
 from __future__ import annotations
 
 import numbers
+from typing import TYPE_CHECKING, Iterable
 
 import numpy as np
 
 from . import rowops
 from .array import BigIntArray, _MPZ, array, check_bits, check_context, check_fits, from_limbs, limbs_for
 from ..runtime.devices import current_context
+
+if TYPE_CHECKING:
+    from ..runtime.devices import Context
+    from .types import Integer, Operand
 
 
 def _count(n, what: str) -> int:
@@ -21,8 +26,44 @@ def _count(n, what: str) -> int:
     return int(n)
 
 
-def zeros(n, bits: int = 1, ctx=None) -> BigIntArray:
-    """n zeros of capacity `bits` (default 1), filled on the device."""
+def zeros(n: int, bits: int = 1, ctx: Context | None = None) -> BigIntArray:
+    """An array of n zeros, filled on the device (nothing crosses the bus).
+
+    Parameters
+    ----------
+    n : int
+        The number of elements, 0 or more.
+    bits : int, optional
+        The capacity in bits (default 1): give the width the array should have as an
+        operand, since results take their capacity from their operands'.
+    ctx : Context, optional
+        Where the array lives (default: the current context).
+
+    Returns
+    -------
+    BigIntArray
+        n zeros of capacity `bits`.
+
+    Raises
+    ------
+    TypeError
+        For an `n` or `bits` that is not an integer (bool included), or a `ctx` that is
+        not a Context.
+    ValueError
+        For a negative `n` or ``bits < 1``.
+    OverflowError
+        For more than 2**32 - 1 elements.
+    MemoryError
+        Where the batch does not fit one buffer of the device.
+
+    Examples
+    --------
+    >>> import clbig
+    >>> clbig.zeros(3)
+    BigIntArray([0, 0, 0], n=3, bits=1)
+    >>> clbig.zeros(2, bits=100).bits
+    100
+    """
     n, bits = _count(n, "clbig.zeros"), check_bits(bits)
     ctx = check_context(ctx) or current_context()
     if getattr(ctx, "is_multi", False):
@@ -31,9 +72,45 @@ def zeros(n, bits: int = 1, ctx=None) -> BigIntArray:
     return BigIntArray(ctx, ctx.zeros((n, limbs_for(bits)), np.uint32), bits)
 
 
-def full(n, value, bits: int | None = None, ctx=None) -> BigIntArray:
-    """n copies of the integer `value` (any sign), capacity `bits` (default: value's, as
-    clbig.array); one row is uploaded and copied n times on the device."""
+def full(n: int, value: Integer, bits: int | None = None, ctx: Context | None = None) -> BigIntArray:
+    """An array of n copies of one integer, of any sign.
+
+    One row is uploaded and copied n times on the device.
+
+    Parameters
+    ----------
+    n : int
+        The number of elements, 0 or more.
+    value : int or gmpy2.mpz or numpy integer
+        The value of every element.
+    bits : int, optional
+        The capacity in bits (default: the value's, as `clbig.array` chooses it: its bit
+        length rounded up to whole 32-bit limbs).
+    ctx : Context, optional
+        Where the array lives (default: the current context).
+
+    Returns
+    -------
+    BigIntArray
+        n copies of `value`.
+
+    Raises
+    ------
+    TypeError
+        For an `n` or `value` that is not an integer (bool included).
+    ValueError
+        For a negative `n` or ``bits < 1``.
+    OverflowError
+        Where `value` does not fit `bits`.
+
+    Examples
+    --------
+    >>> import clbig
+    >>> clbig.full(3, -5)
+    BigIntArray([-5, -5, -5], n=3, bits=32)
+    >>> clbig.full(2, 5, bits=70).bits
+    70
+    """
     n = _count(n, "clbig.full")
     if not isinstance(value, (numbers.Integral, _MPZ)) or isinstance(value, (bool, np.bool_)):
         raise TypeError(f"clbig.full: value must be an integer, got {type(value).__name__}")
@@ -55,9 +132,41 @@ def _context_of(xs, ctx):
     return current_context()
 
 
-def concatenate(arrays, ctx=None) -> BigIntArray:
-    """The rows of every array in `arrays` (BigIntArrays, lists, integer numpy arrays) one
-    after another, at the widest capacity, copied on the device."""
+def concatenate(arrays: Iterable[Operand], ctx: Context | None = None) -> BigIntArray:
+    """The elements of several arrays one after another, as numpy's concatenate.
+
+    The rows are copied on the device; the result takes the widest capacity of the inputs.
+    Signs are kept.
+
+    Parameters
+    ----------
+    arrays : iterable of BigIntArray, list of int, or integer numpy array
+        At least one array; each a sequence of integers, not one integer.
+    ctx : Context, optional
+        Where the result lives (default: the first BigIntArray's context, else the current
+        one).
+
+    Returns
+    -------
+    BigIntArray
+        ``sum(len(a) for a in arrays)`` elements of capacity ``max(a.bits for a in arrays)``.
+
+    Raises
+    ------
+    TypeError
+        Where `arrays` is one BigIntArray, a string or not iterable, or an element is not
+        an integer.
+    ValueError
+        For no array at all, or an entry that is one integer instead of a sequence.
+
+    Examples
+    --------
+    >>> import clbig, numpy as np
+    >>> clbig.concatenate([clbig.array([1, 2]), [-3], np.array([4, 5])])
+    BigIntArray([1, 2, -3, 4, 5], n=5, bits=32)
+    >>> clbig.concatenate([[1], [2**40]]).bits
+    64
+    """
     if isinstance(arrays, (BigIntArray, str, bytes)) or not hasattr(arrays, "__iter__"):
         raise TypeError("clbig.concatenate expects a sequence of arrays, got "
                         f"{type(arrays).__name__}")
@@ -88,9 +197,45 @@ def condition(cond, what: str) -> np.ndarray:
     return c.reshape(-1)
 
 
-def where(cond, x, y, ctx=None) -> BigIntArray:
-    """x where cond, else y, per element: cond a bool array (a comparison's result), x and y
-    arrays, ints or lists of length len(cond) or one (broadcast). Capacity max(x.bits, y.bits)."""
+def where(cond: np.ndarray | Iterable[bool], x: Operand, y: Operand,
+          ctx: Context | None = None) -> BigIntArray:
+    """Per element, x where the condition holds, else y, as numpy's where.
+
+    The rows are chosen and copied on the device. Each of `x`, `y` and `cond` has the
+    length of the others or length one, which broadcasts (a plain int is length one).
+
+    Parameters
+    ----------
+    cond : numpy.ndarray of bool
+        The condition, one-dimensional (a comparison's result, such as ``x > 0``, or a list
+        of bools).
+    x, y : BigIntArray, int, list of int, or integer numpy array
+        The values taken where `cond` is true and where it is false; any signs.
+    ctx : Context, optional
+        Where the result lives (default: the first BigIntArray's context, else the current
+        one).
+
+    Returns
+    -------
+    BigIntArray
+        The chosen values, of capacity ``max(x.bits, y.bits)``.
+
+    Raises
+    ------
+    TypeError
+        For a condition that is not boolean (integers included), or a non-integer operand.
+    ValueError
+        For a condition of more than one dimension, or lengths that differ and are not one.
+
+    Examples
+    --------
+    >>> import clbig
+    >>> x = clbig.array([1, -5, 7])
+    >>> clbig.where(x > 0, x, 0).tolist()
+    [1, 0, 7]
+    >>> clbig.where([True, False, True], x, [10, 20, 30]).tolist()
+    [1, 20, 7]
+    """
     c = condition(cond, "clbig.where")
     ctx = _context_of((x, y), ctx)
     xa, ya = _as_array(x, ctx, "x"), _as_array(y, ctx, "y")

@@ -22,6 +22,8 @@ on the host.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..mpn import gcd_n
@@ -29,6 +31,10 @@ from . import signs
 from .array import BigIntArray, from_limbs, limbs_for
 from .ops import _is_scalar, add, divmod_arrays, floordiv, mod, mul, operands, sub
 from .dispatch import rows
+
+if TYPE_CHECKING:
+    from .modular import Modulus
+    from .types import Operand
 
 
 def _empty(ctx, bits: int) -> BigIntArray:
@@ -42,8 +48,46 @@ def _check_fail(stat, what: str):
 
 
 @rows("gcd")
-def gcd(a, b):
-    """gcd(a_i, b_i), exact (gcd(0, 0) = 0). Two plain ints give an int."""
+def gcd(a: Operand, b: Operand) -> BigIntArray | int:
+    """The greatest common divisor of every pair, exactly as Python's `math.gcd`.
+
+    Non-negative whatever the signs (``gcd(-4, 6) == 2``), and ``gcd(0, 0) == 0``. A binary
+    GCD on the device, one pair per work-item. Operands broadcast: each has the batch's
+    length or length one.
+
+    The result's capacity is ``min(a.bits, b.bits)`` wherever both operands are non-zero;
+    where one is zero the result is the other operand, which may be wider: if such a value
+    does not fit, the whole result takes ``max(a.bits, b.bits)`` (the kernel reports it and
+    runs again, wider).
+
+    Parameters
+    ----------
+    a, b : BigIntArray, int, list of int, or integer numpy array
+        The operands, any signs.
+
+    Returns
+    -------
+    BigIntArray or int
+        The gcds; an int for two plain integers.
+
+    Raises
+    ------
+    ValueError
+        For lengths that differ and are not one.
+    TypeError
+        For an operand that is not an integer or a sequence of them.
+    RuntimeError
+        Where the binary GCD exceeds its round bound (never seen: it would be a bug, and it
+        is raised instead of a wrong value).
+
+    Examples
+    --------
+    >>> import clbig
+    >>> clbig.gcd([12, -4, 0], [18, 6, 0])
+    BigIntArray([6, 2, 0], n=3, bits=32)
+    >>> clbig.gcd(clbig.array([12]), [18, 8, 7]).tolist(), clbig.gcd(-4, 6)
+    ([6, 4, 1], 2)
+    """
     if _is_scalar(a) and _is_scalar(b):
         return gcd([a], [b]).tolist()[0]
     a, b, n, sa, sb = operands(a, b, signed=True)
@@ -63,9 +107,55 @@ def gcd(a, b):
 
 
 @rows("gcd")
-def invert(a, m, strict: bool = True):
-    """a_i^-1 mod m_i (pow(a, -1, m) semantics), capacity m.bits; see the module doc. `m` may be
-    a Modulus (its moduli are used)."""
+def invert(a: Operand, m: Operand | Modulus, strict: bool = True
+           ) -> BigIntArray | int | tuple[BigIntArray, np.ndarray] | tuple[int, bool]:
+    """The inverse of every a modulo m, as Python's ``pow(a, -1, m)``.
+
+    a is reduced mod m first (negative a too: ``pow(-3, -1, 7) == 2``), and m = 1 gives 0.
+    Odd moduli run the binary algorithm on the device directly; an even modulus (rare: the
+    binary method divides by 2 mod m) goes through the odd modulus x = a mod m with clbig's
+    exact products and divisions, those rows gathered and scattered back on the host.
+    Operands broadcast: each has the batch's length or length one.
+
+    Parameters
+    ----------
+    a : BigIntArray, int, list of int, or integer numpy array
+        The values to invert, any signs.
+    m : BigIntArray, int, list of int, integer numpy array, or Modulus
+        The moduli, every one >= 1 (a Modulus: its moduli).
+    strict : bool, optional
+        True (the default): raise where no inverse exists. False: return the inverses with 0
+        there, and a mask of where one exists.
+
+    Returns
+    -------
+    BigIntArray or int or tuple
+        The inverses, of capacity m.bits; with ``strict=False`` a pair (inverses, ok), ok a
+        numpy bool array. Two plain integers give an int, or (int, bool).
+
+    Raises
+    ------
+    ValueError
+        Where a modulus is 0 or negative, or (with `strict`) where a is not invertible, in
+        each case naming the first such index; for lengths that differ and are not one.
+    TypeError
+        For an operand that is not an integer or a sequence of them.
+    RuntimeError
+        Where the binary algorithm exceeds its round bound (a bug, raised instead of a
+        wrong value).
+
+    Examples
+    --------
+    >>> import clbig
+    >>> clbig.invert([3, 2, -3], [7, 9, 7]).tolist()
+    [5, 5, 2]
+    >>> clbig.invert([2, 3], 4, strict=False)
+    (BigIntArray([0, 3], n=2, bits=32), array([False,  True]))
+    >>> clbig.invert(2, 4)
+    Traceback (most recent call last):
+    ...
+    ValueError: invert: not invertible (gcd(a, m) != 1) at index 0
+    """
     if not isinstance(m, BigIntArray) and isinstance(getattr(m, "m", None), BigIntArray):
         m = m.m                                  # a Modulus: its moduli
     if _is_scalar(a) and _is_scalar(m):

@@ -22,6 +22,8 @@ Results have capacity m.bits; plain ints in give an int out.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import gmpy2
 import numpy as np
 
@@ -30,6 +32,10 @@ from . import ops
 from .array import BigIntArray, array
 from .ops import _coerce, _is_scalar
 from .dispatch import rows
+
+if TYPE_CHECKING:
+    from ..runtime.devices import Context
+    from .types import Counts, Operand
 
 
 def _limb0(m: BigIntArray) -> np.ndarray:
@@ -43,11 +49,43 @@ def _limb0(m: BigIntArray) -> np.ndarray:
 
 
 class Modulus:
-    """A batch of moduli with what modular arithmetic needs of them, computed once:
-    `m` (the BigIntArray), `odd` (numpy bool per row), R^2 mod m for the Montgomery kernels
-    (on the device, per residue length), and for even rows their odd part and power of two."""
+    """A batch of moduli with what modular arithmetic needs of them, computed once.
 
-    def __init__(self, m, ctx=None):
+    `powmod`, `mulmod` and `invert` take a Modulus wherever they take moduli: repeated calls
+    on the same moduli then pay the per-modulus work once. That work is the zero check, the
+    parity of every row (`odd`, a numpy bool array), R^2 mod m for the Montgomery kernels
+    (one batch division on the device per residue length, kept), and for the even rows their
+    odd part and power of two. The moduli themselves are `m` (a BigIntArray, of capacity
+    `bits`), and ``len(M)`` is their number; a Modulus of one modulus serves a whole batch
+    (length one broadcasts). A Modulus holds positive moduli only.
+
+    Parameters
+    ----------
+    m : BigIntArray, int, list of int, integer numpy array, or Modulus
+        The moduli, every one >= 1 (a Modulus gives its own).
+    ctx : Context, optional
+        Where the moduli live when `m` is not a BigIntArray (default: the current context).
+
+    Raises
+    ------
+    ValueError
+        Where a modulus is 0 or negative (naming the first such index).
+    TypeError
+        For moduli that are not integers.
+
+    Examples
+    --------
+    >>> import clbig
+    >>> M = clbig.Modulus([7, 10])
+    >>> M
+    clbig.Modulus(n=2, bits=32, even rows=1)
+    >>> clbig.powmod([3, 3], 2, M).tolist(), clbig.mulmod([3, 4], [5, 6], M).tolist()
+    ([2, 9], [1, 4])
+    >>> len(M), M.values()
+    (2, [7, 10])
+    """
+
+    def __init__(self, m: Operand | Modulus, ctx: Context | None = None) -> None:
         if isinstance(m, Modulus):
             m = m.m
         ctx = m.ctx if isinstance(m, BigIntArray) else (ctx or ops.current_context())
@@ -85,13 +123,13 @@ class Modulus:
         self._even = None
         self._odd_part = None
 
-    def __len__(self):
+    def __len__(self) -> int:
         return self.n
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"clbig.Modulus(n={self.n}, bits={self.bits}, even rows={int((~self.odd).sum())})"
 
-    def shape(self):
+    def shape(self) -> tuple[int, int] | None:
         """The int32 Montgomery kernel's (Q, C) for these moduli on this context, or None (no
         shape of one work-group)."""
         return mont.shape(self.ctx, self.nm)
@@ -104,11 +142,12 @@ class Modulus:
         return r
 
     def values(self) -> list[int]:
+        """The moduli as Python ints (downloaded once, then kept)."""
         if self._host is None:
             self._host = self.m.tolist()
         return self._host
 
-    def even_split(self):
+    def even_split(self) -> tuple[np.ndarray, list[int], list[int]]:
         """(rows, odd parts, powers of two s) of the even moduli (rows index the moduli)."""
         if self._even is None:
             rows = np.nonzero(~self.odd)[0]
@@ -122,7 +161,7 @@ class Modulus:
             self._even = (rows, mo, s)
         return self._even
 
-    def odd_part(self):
+    def odd_part(self) -> tuple[int, Modulus]:
         """(k, Modulus of m_o) for one even modulus m = 2^k m_o (n == 1), kept: repeated
         powmods with this Modulus pay m_o's R^2 once."""
         if self._odd_part is None:
@@ -194,13 +233,52 @@ def _python_base(x: BigIntArray, M: "Modulus") -> BigIntArray:
 
 # -- powmod -------------------------------------------------------------------------------
 @rows("mod")
-def powmod(a, e, m):
-    """a^e mod m per element, as Python's pow(a, e, m). Capacity m.bits; three plain ints give an int.
+def powmod(a: Operand, e: Counts, m: Operand | Modulus) -> BigIntArray | int:
+    """``a**e mod m`` per element, exactly as Python's ``pow(a, e, m)``.
 
-    A negative exponent goes through the inverse, pow(a, -k, m) == pow(pow(a, -1, m), k, m)
-    (ValueError naming the first index where a is not invertible); a negative modulus gives a
-    result in (m, 0], as pow(3, 2, -7) == -5; a Modulus holds positive moduli. ValueError
-    names the first zero modulus."""
+    Exact for every modulus: odd moduli run Montgomery arithmetic on the device, even ones
+    a CRT of their odd part and their power of two, moduli too long for one work-group
+    square-and-multiply from clbig's products and divisions.
+    A negative base is reduced first (``pow(-2, 3, 5) == 2``). A negative exponent goes
+    through the inverse, ``pow(a, -k, m) == pow(pow(a, -1, m), k, m)``. A negative modulus
+    gives a result in (m, 0], as ``pow(3, 2, -7) == -5``. Operands broadcast: each has the
+    batch's length or length one.
+
+    Parameters
+    ----------
+    a : BigIntArray, int, list of int, or integer numpy array
+        The bases, any signs.
+    e : BigIntArray, int, list of int, or integer numpy array
+        The exponents, any signs.
+    m : BigIntArray, int, list of int, integer numpy array, or Modulus
+        The moduli, non-zero (a Modulus: positive, its per-modulus work done once).
+
+    Returns
+    -------
+    BigIntArray or int
+        The powers, of capacity m.bits; an int when a, e and m are all plain integers.
+
+    Raises
+    ------
+    ValueError
+        Where a modulus is 0 (naming its index), where e is negative and a is not
+        invertible mod m (naming the first such index), for lengths that differ and are
+        not one, or for a Modulus of another context than the operands.
+    TypeError
+        For an operand that is not an integer or a sequence of them.
+
+    Examples
+    --------
+    >>> import clbig
+    >>> clbig.powmod([2, 3, -2], [10, 5, 3], [1000, 7, 5])
+    BigIntArray([24, 5, 2], n=3, bits=32)
+    >>> clbig.powmod(3, 2, -7), clbig.powmod(3, -1, 7)
+    (-5, 5)
+    >>> clbig.powmod(2, 3, 0)
+    Traceback (most recent call last):
+    ...
+    ValueError: modulus is 0 at index 0
+    """
     if _is_scalar(a) and _is_scalar(e) and _is_scalar(m):
         if m == 0:
             raise ValueError("modulus is 0 at index 0")
@@ -354,10 +432,42 @@ def _powmod_composed(a, e, M: Modulus, n: int):
 
 # -- mulmod -------------------------------------------------------------------------------
 @rows("mod")
-def mulmod(a, b, m):
-    """(a * b) mod m per element in one pass (Montgomery, no full product in memory) for odd
-    m; even m and moduli too long for one work-group by clbig.mul then clbig.mod. Capacity
-    m.bits; three plain ints give an int."""
+def mulmod(a: Operand, b: Operand, m: Operand | Modulus) -> BigIntArray | int:
+    """``(a * b) mod m`` per element, exactly as Python's ``a * b % m`` for m >= 1.
+
+    For odd moduli one pass of Montgomery arithmetic on the device, with no full product in
+    memory; even moduli and moduli too long for one work-group go through `clbig.mul` then
+    `clbig.mod`. Negative factors are reduced first, so the result is in [0, m) as Python's.
+    Operands broadcast: each has the batch's length or length one.
+
+    Parameters
+    ----------
+    a, b : BigIntArray, int, list of int, or integer numpy array
+        The factors, any signs.
+    m : BigIntArray, int, list of int, integer numpy array, or Modulus
+        The moduli, every one >= 1.
+
+    Returns
+    -------
+    BigIntArray or int
+        The products mod m, of capacity m.bits; an int when a, b and m are plain integers.
+
+    Raises
+    ------
+    ValueError
+        Where a modulus is 0 or negative (naming the first such index), for lengths that
+        differ and are not one, or for a Modulus of another context than the operands.
+    TypeError
+        For an operand that is not an integer or a sequence of them.
+
+    Examples
+    --------
+    >>> import clbig
+    >>> clbig.mulmod([3, 4, -3], [5, 6, 5], [7, 10, 7]).tolist()
+    [1, 4, 6]
+    >>> clbig.mulmod(2**70, 3, 1000)
+    272
+    """
     if _is_scalar(a) and _is_scalar(b) and _is_scalar(m):
         if m == 0:
             raise ValueError("modulus is 0 at index 0")

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from typing import TYPE_CHECKING
 
 import gmpy2
 import numpy as np
@@ -50,6 +51,9 @@ from .modular import Modulus, mulmod, powmod
 from .ops import _coerce, _context_of, _is_scalar, operands
 from .powers import power
 from .signs import _KEEP, _MINUS1, _PLUS1, nonzero, pick, select, step
+
+if TYPE_CHECKING:
+    from .types import Integer, Operand
 
 # Trial division: the primes below 1000 and their product (1, 2 and 3 included as values).
 _SMALL = [p for p in range(2, 1000) if all(p % q for q in range(2, int(p ** 0.5) + 1))]
@@ -95,13 +99,29 @@ def _ints(mask: np.ndarray) -> list[int]:
 
 # -- bit_count --------------------------------------------------------------------------------
 @rows("add")
-def bit_count(a):
-    """Number of set bits of every abs(a_i) (int.bit_count, gmpy2's mpz.bit_count).
+def bit_count(a: Operand) -> np.ndarray | int:
+    """The number of set bits of every magnitude, as Python's `int.bit_count`.
 
-    Parameters: a, a BigIntArray, int / mpz or list of them (any signs).
-    Returns: a numpy int64 array; an int for a plain int.
-    Errors: TypeError for an operand that is not an integer or a list of them.
+    Counts the bits of ``abs(a)`` (gmpy2's ``mpz.bit_count`` too), in one popcount kernel on
+    the device; only the counts cross the bus. Also the method ``x.bit_count()``.
 
+    Parameters
+    ----------
+    a : BigIntArray, int, list of int, or integer numpy array
+        The values, any signs.
+
+    Returns
+    -------
+    numpy.ndarray or int
+        The counts as numpy int64; an int for a plain integer.
+
+    Raises
+    ------
+    TypeError
+        For an operand that is not an integer or a sequence of them.
+
+    Examples
+    --------
     >>> import clbig
     >>> clbig.bit_count([0, 7, -255, 2**100 - 1]).tolist(), clbig.bit_count(-5)
     ([0, 3, 8, 100], 2)
@@ -114,13 +134,32 @@ def bit_count(a):
 
 # -- lcm --------------------------------------------------------------------------------------
 @rows("gcd")
-def lcm(a, b):
-    """Least common multiple of abs(a_i) and abs(b_i) (gmpy2.lcm; lcm(0, x) = 0), exact.
+def lcm(a: Operand, b: Operand) -> BigIntArray | int:
+    """The least common multiple of every pair of magnitudes, exact, as `gmpy2.lcm`.
 
-    Parameters: a, b: BigIntArrays, ints / mpz or lists (any signs; lengths equal or one).
-    Returns: a non-negative BigIntArray of capacity a.bits + b.bits; an int for two ints.
-    Errors: ValueError on a length mismatch, TypeError on a non-integer operand.
+    ``|a| // gcd(a, b) * |b|``: non-negative whatever the signs, and ``lcm(0, x) == 0``.
+    Operands broadcast: each has the batch's length or length one.
 
+    Parameters
+    ----------
+    a, b : BigIntArray, int, list of int, or integer numpy array
+        The operands, any signs.
+
+    Returns
+    -------
+    BigIntArray or int
+        The lcms, non-negative, of capacity ``a.bits + b.bits``; an int for two plain
+        integers.
+
+    Raises
+    ------
+    ValueError
+        For lengths that differ and are not one.
+    TypeError
+        For an operand that is not an integer or a sequence of them.
+
+    Examples
+    --------
     >>> import clbig
     >>> clbig.lcm([4, -6, 0], [6, 4, 5]).tolist(), clbig.lcm(21, 6)
     ([12, 12, 0], 42)
@@ -137,16 +176,38 @@ def lcm(a, b):
 
 # -- gcdext -----------------------------------------------------------------------------------
 @rows("gcd")
-def gcdext(a, b):
-    """(g, s, t) with g = gcd(a_i, b_i) = a_i s_i + b_i t_i, the s, t of gmpy2.gcdext / GMP's
-    mpz_gcdext (abs(s) < abs(b) / (2 g), abs(t) < abs(a) / (2 g) but for GMP's special
-    cases: abs(a) = abs(b) gives s = 0, t = sgn(b); b = 0 gives s = sgn(a), t = 0).
+def gcdext(a: Operand, b: Operand) -> tuple[BigIntArray, BigIntArray, BigIntArray] | tuple[int, int, int]:
+    """The gcd and Bezout coefficients of every pair: g = gcd(a, b) = a s + b t.
 
-    Parameters: a, b: BigIntArrays, ints / mpz or lists (any signs; lengths equal or one).
-    Returns: three BigIntArrays, g non-negative, s signed of capacity b.bits, t signed of
-    capacity a.bits; a tuple of ints for two ints.
-    Errors: ValueError on a length mismatch, TypeError on a non-integer operand.
+    The s and t are those of `gmpy2.gcdext` (GMP's ``mpz_gcdext``): ``abs(s) < abs(b) / (2 g)``
+    and ``abs(t) < abs(a) / (2 g)``, which makes them unique, but for GMP's special cases:
+    ``abs(a) == abs(b)`` gives s = 0, t = sgn(b); b = 0 gives s = sgn(a), t = 0; and
+    ``gcdext(0, 0) == (0, 0, 0)``. Computed from `clbig.invert` of a / g mod b / g and exact
+    divisions. Operands broadcast: each has the batch's length or length one.
 
+    Parameters
+    ----------
+    a, b : BigIntArray, int, list of int, or integer numpy array
+        The operands, any signs.
+
+    Returns
+    -------
+    tuple of BigIntArray or tuple of int
+        (g, s, t): g non-negative, s signed of capacity b.bits, t signed of capacity
+        a.bits; a tuple of ints for two plain integers.
+
+    Raises
+    ------
+    ValueError
+        For lengths that differ and are not one.
+    TypeError
+        For an operand that is not an integer or a sequence of them.
+    RuntimeError
+        Where a / g has no inverse mod b / g (they are coprime: a bug, raised instead of a
+        wrong value).
+
+    Examples
+    --------
     >>> import clbig
     >>> g, s, t = clbig.gcdext([240, -6, 5, 0], [46, 4, 0, 0])
     >>> g.tolist(), s.tolist(), t.tolist()
@@ -198,17 +259,34 @@ def _root_index(k) -> int:
 
 
 @rows("div")
-def iroot(a, k):
-    """(floor(a_i^(1/k)), exact_i) as gmpy2.iroot: the integer k-th root of every element and
-    whether it is exact (root^k == a_i).
+def iroot(a: Operand, k: Integer) -> tuple[BigIntArray, np.ndarray] | tuple[int, bool]:
+    """The integer k-th root of every element and whether it is exact, as `gmpy2.iroot`.
 
-    Parameters: a: BigIntArray, int / mpz or list (non-negative); k: an int >= 1 (one for
-    the whole batch).
-    Returns: (BigIntArray of capacity ceil(a.bits / k), numpy bool array); (int, bool) for
-    a plain int.
-    Errors: ValueError naming the first negative element, or for k < 1; TypeError for a
-    non-integer k.
+    ``floor(a ** (1/k))``, exact for any size, by Newton's iteration on the device (each row
+    runs until its own value stops decreasing); exact means ``root ** k == a``.
 
+    Parameters
+    ----------
+    a : BigIntArray, int, list of int, or integer numpy array
+        The values, non-negative.
+    k : int
+        The root's index, >= 1, one for the whole batch.
+
+    Returns
+    -------
+    tuple
+        (roots, exact): a BigIntArray of capacity ``ceil(a.bits / k)`` and a numpy bool
+        array; (int, bool) for a plain integer.
+
+    Raises
+    ------
+    ValueError
+        Naming the first negative element, or for ``k < 1``.
+    TypeError
+        For a `k` that is not an integer (bool included), or a non-integer operand.
+
+    Examples
+    --------
     >>> import clbig
     >>> r, exact = clbig.iroot([0, 26, 27, 10**30 + 1], 3)
     >>> r.tolist(), exact.tolist()
@@ -264,14 +342,35 @@ def _newton_root(a: BigIntArray, k: int, cap: int) -> BigIntArray:
 
 # -- jacobi -----------------------------------------------------------------------------------
 @rows("gcd")
-def jacobi(a, n):
-    """The Jacobi symbol (a_i / n_i) as gmpy2.jacobi: n odd, any a; a negative n follows GMP
-    (Kronecker's extension: (a / n) = (a / abs(n)), negated where a < 0).
+def jacobi(a: Operand, n: Operand) -> np.ndarray | int:
+    """The Jacobi symbol (a / n) of every pair, as `gmpy2.jacobi`.
 
-    Parameters: a, n: BigIntArrays, ints / mpz or lists (lengths equal or one).
-    Returns: a numpy int8 array of -1, 0, 1; an int for two plain ints.
-    Errors: ValueError naming the first index where n is even (0 included).
+    n must be odd; a may be any integer. A negative n follows GMP (Kronecker's extension):
+    (a / n) = (a / abs(n)), negated where a < 0. The binary algorithm, in one kernel on the
+    device. Operands broadcast: each has the batch's length or length one.
 
+    Parameters
+    ----------
+    a : BigIntArray, int, list of int, or integer numpy array
+        The numerators, any signs.
+    n : BigIntArray, int, list of int, or integer numpy array
+        The denominators, odd, any signs.
+
+    Returns
+    -------
+    numpy.ndarray or int
+        The symbols, numpy int8 of -1, 0, 1; an int for two plain integers.
+
+    Raises
+    ------
+    ValueError
+        Naming the first index where n is even (0 included); for lengths that differ and
+        are not one.
+    TypeError
+        For an operand that is not an integer or a sequence of them.
+
+    Examples
+    --------
     >>> import clbig
     >>> clbig.jacobi([2, 3, 5, -1, 6], [7, 7, 15, 3, 9]).tolist(), clbig.jacobi(1001, 9907)
     ([1, -1, 0, -1, 0], -1)
@@ -318,10 +417,12 @@ def _bases(reps: int) -> list[int]:
 
 
 @rows("mod")
-def is_prime(a, reps: int = 25):
-    """Whether each a_i is (probably) prime: trial division by the primes below 1000, then
-    Miller-Rabin with the first max(reps, 16) primes as bases, on the device. Negative
-    values, 0 and 1 are not prime.
+def is_prime(a: Operand, reps: int = 25) -> np.ndarray | bool:
+    """Whether every element is (probably) prime, as `gmpy2.is_prime`.
+
+    Trial division by the primes below 1000 (a gcd with their product), then Miller-Rabin
+    with the first max(reps, 16) primes as bases, on the device. Negative values, 0 and 1
+    are not prime.
 
     gmpy2.is_prime (GMP 6.2+) runs a Baillie-PSW test instead (then reps - 24 Miller-Rabin
     rounds). The answers agree on every input below 3.3e24 (the first 13 prime bases have no
@@ -329,10 +430,27 @@ def is_prime(a, reps: int = 25):
     reject) and on random large inputs; a composite built to be a strong pseudoprime to the
     first max(reps, 16) prime bases (Arnault's construction) passes here, not in gmpy2.
 
-    Parameters: a: BigIntArray, int / mpz or list; reps: int, 0..1000 (gmpy2's default 25).
-    Returns: a numpy bool array; a bool for a plain int.
-    Errors: ValueError for reps outside 0..1000, TypeError for a non-integer.
+    Parameters
+    ----------
+    a : BigIntArray, int, list of int, or integer numpy array
+        The values, any signs.
+    reps : int, optional
+        0 to 1000 (gmpy2's default, 25): Miller-Rabin runs with max(reps, 16) bases.
 
+    Returns
+    -------
+    numpy.ndarray or bool
+        A numpy bool array; a bool for a plain integer.
+
+    Raises
+    ------
+    ValueError
+        For `reps` outside 0..1000.
+    TypeError
+        For a `reps` that is not an integer, or a non-integer operand.
+
+    Examples
+    --------
     >>> import clbig
     >>> clbig.is_prime([2, 561, 3215031751, 2**127 - 1, -7]).tolist(), clbig.is_prime(1009)
     ([True, False, False, True, False], True)
@@ -397,14 +515,33 @@ def _mr_rows(x: BigIntArray, bases: list[int]) -> np.ndarray:
 
 # -- next_prime -------------------------------------------------------------------------------
 @rows("mod")
-def next_prime(a, reps: int = 25):
-    """The least prime greater than each a_i (gmpy2.next_prime; 2 for a_i < 2), with
-    is_prime's test (the same reps): windows of odd candidates tested together on the device.
+def next_prime(a: Operand, reps: int = 25) -> BigIntArray | int:
+    """The least prime greater than every element, as `gmpy2.next_prime` (2 for a < 2).
 
-    Parameters: a: BigIntArray, int / mpz or list (any signs); reps as is_prime's.
-    Returns: a BigIntArray (capacity a.bits + 1 or more); an int for a plain int.
-    Errors: as is_prime's.
+    Uses `is_prime`'s test with the same `reps`: each row's window of odd candidates is
+    tested together on the device, rows that found none go on with the next window.
 
+    Parameters
+    ----------
+    a : BigIntArray, int, list of int, or integer numpy array
+        The values, any signs.
+    reps : int, optional
+        As `is_prime`'s: 0 to 1000 (default 25).
+
+    Returns
+    -------
+    BigIntArray or int
+        The primes, of capacity a.bits + 1 or more; an int for a plain integer.
+
+    Raises
+    ------
+    ValueError
+        For `reps` outside 0..1000.
+    TypeError
+        For a `reps` that is not an integer, or a non-integer operand.
+
+    Examples
+    --------
     >>> import clbig
     >>> clbig.next_prime([-5, 0, 2, 13, 2**64]).tolist(), clbig.next_prime(10**12)
     ([2, 2, 3, 17, 18446744073709551629], 1000000000039)

@@ -18,11 +18,15 @@ Empty batches as Python's: sum 0, prod 1, min/max/argmin/argmax ValueError.
 from __future__ import annotations
 
 import builtins
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from . import rowops
 from .array import BigIntArray, array, limbs_for
+
+if TYPE_CHECKING:
+    from .types import Operand
 
 
 def _batch(x, what: str) -> BigIntArray:
@@ -39,8 +43,36 @@ def _int(row: BigIntArray) -> int:
     return row.tolist()[0]
 
 
-def sum(x) -> int:   # noqa: A001 (clbig.sum, as numpy's)
-    """The exact sum of the elements, a Python int (0 for an empty batch)."""
+def sum(x: Operand) -> int:   # noqa: A001 (clbig.sum, as numpy's)
+    """The exact sum of the elements, as Python's `sum` of the ints.
+
+    The non-negative and the negative elements are summed apart on the device, each by a
+    tree of pairwise additions; the two sums are downloaded and subtracted once. Also the
+    method ``x.sum()``.
+
+    Parameters
+    ----------
+    x : BigIntArray, list of int, or integer numpy array
+        The values (any signs); lists and numpy arrays are uploaded first.
+
+    Returns
+    -------
+    int
+        The sum (0 for an empty batch).
+
+    Raises
+    ------
+    TypeError
+        For an element that is not an integer (a float array, a string).
+
+    Examples
+    --------
+    >>> import clbig
+    >>> clbig.sum(clbig.array([1, -5, 2**70]))
+    1180591620717411303420
+    >>> clbig.sum([])
+    0
+    """
     x = _batch(x, "clbig.sum")
     if not len(x):
         return 0
@@ -59,9 +91,35 @@ def _python_sum(vals):
     return builtins.sum(vals)
 
 
-def prod(x) -> int:
-    """The exact product of the elements, a Python int (1 for an empty batch), by a product
-    tree on the device."""
+def prod(x: Operand) -> int:
+    """The exact product of the elements, as Python's `math.prod` of the ints.
+
+    A product tree on the device (signs included): each level multiplies pairs of rows, its
+    capacity trimmed to its largest value. Also the method ``x.prod()``.
+
+    Parameters
+    ----------
+    x : BigIntArray, list of int, or integer numpy array
+        The values (any signs); lists and numpy arrays are uploaded first.
+
+    Returns
+    -------
+    int
+        The product (1 for an empty batch).
+
+    Raises
+    ------
+    TypeError
+        For an element that is not an integer (a float array, a string).
+
+    Examples
+    --------
+    >>> import clbig
+    >>> clbig.prod([2, -3, 2**40])
+    -6597069766656
+    >>> clbig.prod([])
+    1
+    """
     from . import ops
     x = _batch(x, "clbig.prod")
     if not len(x):
@@ -117,31 +175,162 @@ def _extreme(x, largest: bool, what: str) -> int:
     return int(cand[0])
 
 
-def argmin(x) -> int:
-    """The index of the smallest element (the first of ties); ValueError when empty."""
+def argmin(x: Operand) -> int:
+    """The index of the smallest element, the first of ties, as numpy's argmin.
+
+    The limbs are downloaded and compared on the host by exact keys (the sign, then the
+    limbs from the most significant). Also the method ``x.argmin()``.
+
+    Parameters
+    ----------
+    x : BigIntArray, list of int, or integer numpy array
+        The values (any signs); lists and numpy arrays are uploaded first.
+
+    Returns
+    -------
+    int
+        The index.
+
+    Raises
+    ------
+    ValueError
+        For an empty batch (as Python's `min` of an empty list).
+    TypeError
+        For an element that is not an integer (a float array, a string).
+
+    Examples
+    --------
+    >>> import clbig
+    >>> clbig.argmin([3, -5, 7, -5])
+    1
+    """
     return _extreme(x, False, "argmin")
 
 
-def argmax(x) -> int:
-    """The index of the largest element (the first of ties); ValueError when empty."""
+def argmax(x: Operand) -> int:
+    """The index of the largest element, the first of ties, as numpy's argmax.
+
+    Compared exactly on the host, as `argmin`. Also the method ``x.argmax()``.
+
+    Parameters
+    ----------
+    x : BigIntArray, list of int, or integer numpy array
+        The values (any signs); lists and numpy arrays are uploaded first.
+
+    Returns
+    -------
+    int
+        The index.
+
+    Raises
+    ------
+    ValueError
+        For an empty batch (as Python's `max` of an empty list).
+    TypeError
+        For an element that is not an integer (a float array, a string).
+
+    Examples
+    --------
+    >>> import clbig
+    >>> clbig.argmax([3, -5, 7, 7])
+    2
+    """
     return _extreme(x, True, "argmax")
 
 
-def min(x) -> int:   # noqa: A001
-    """The smallest element, a Python int; ValueError when empty (as Python's min)."""
+def min(x: Operand) -> int:   # noqa: A001
+    """The smallest element, as Python's `min` of the ints.
+
+    Compared exactly on the host, as `argmin`; only that element is converted to an int.
+    Also the method ``x.min()``.
+
+    Parameters
+    ----------
+    x : BigIntArray, list of int, or integer numpy array
+        The values (any signs); lists and numpy arrays are uploaded first.
+
+    Returns
+    -------
+    int
+        The smallest value.
+
+    Raises
+    ------
+    ValueError
+        For an empty batch (as Python's `min` of an empty list).
+    TypeError
+        For an element that is not an integer (a float array, a string).
+
+    Examples
+    --------
+    >>> import clbig
+    >>> clbig.min(clbig.array([3, -5, 2**80]))
+    -5
+    """
     x = _batch(x, "min")
     return x[_extreme(x, False, "min")]
 
 
-def max(x) -> int:   # noqa: A001
-    """The largest element, a Python int; ValueError when empty (as Python's max)."""
+def max(x: Operand) -> int:   # noqa: A001
+    """The largest element, as Python's `max` of the ints.
+
+    Compared exactly on the host, as `argmin`. Also the method ``x.max()``.
+
+    Parameters
+    ----------
+    x : BigIntArray, list of int, or integer numpy array
+        The values (any signs); lists and numpy arrays are uploaded first.
+
+    Returns
+    -------
+    int
+        The largest value.
+
+    Raises
+    ------
+    ValueError
+        For an empty batch (as Python's `max` of an empty list).
+    TypeError
+        For an element that is not an integer (a float array, a string).
+
+    Examples
+    --------
+    >>> import clbig
+    >>> clbig.max(clbig.array([3, -5, 2**80]))
+    1208925819614629174706176
+    """
     x = _batch(x, "max")
     return x[_extreme(x, True, "max")]
 
 
-def argsort(x) -> np.ndarray:
-    """The stable ascending order of the elements (int64 indices), as numpy's
-    argsort(kind="stable")."""
+def argsort(x: Operand) -> np.ndarray:
+    """The indices that sort the elements in ascending order, stable.
+
+    As numpy's ``argsort(kind="stable")`` and Python's `sorted`: equal values keep their
+    order. Each value becomes one byte string that compares as the value does, on the host.
+    Also the method ``x.argsort()``.
+
+    Parameters
+    ----------
+    x : BigIntArray, list of int, or integer numpy array
+        The values (any signs); lists and numpy arrays are uploaded first.
+
+    Returns
+    -------
+    numpy.ndarray
+        n int64 indices (an empty array for an empty batch).
+
+    Raises
+    ------
+    TypeError
+        For an element that is not an integer (a float array, a string).
+
+    Examples
+    --------
+    >>> import clbig
+    >>> clbig.argsort([3, -5, 7, 0]).tolist()
+    [1, 3, 0, 2]
+    """
     x = _batch(x, "argsort")
     if not len(x):
         return np.zeros(0, np.int64)
@@ -158,8 +347,33 @@ def argsort(x) -> np.ndarray:
     return np.argsort(rows.view(f"S{1 + 4 * m}").ravel(), kind="stable").astype(np.int64)
 
 
-def sort(x) -> BigIntArray:
-    """The elements in ascending order (stable), a new array gathered on the device."""
+def sort(x: Operand) -> BigIntArray:
+    """The elements in ascending order, a new array.
+
+    The order is `argsort`'s (stable); the rows are gathered on the device in that order, at
+    x's capacity. Also the method ``x.sort()``, which returns a new array too.
+
+    Parameters
+    ----------
+    x : BigIntArray, list of int, or integer numpy array
+        The values (any signs); lists and numpy arrays are uploaded first.
+
+    Returns
+    -------
+    BigIntArray
+        The sorted values.
+
+    Raises
+    ------
+    TypeError
+        For an element that is not an integer (a float array, a string).
+
+    Examples
+    --------
+    >>> import clbig
+    >>> clbig.sort([3, -5, 7, 0])
+    BigIntArray([-5, 0, 3, 7], n=4, bits=32)
+    """
     x = _batch(x, "sort")
     return rowops.take(x, argsort(x))
 

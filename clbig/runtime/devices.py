@@ -11,6 +11,7 @@ import os
 import sys
 import threading
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyopencl as cl
@@ -24,9 +25,40 @@ from . import tuned as tune
 from .tuned import FAMILIES
 from .profiling import recording
 
+if TYPE_CHECKING:
+    from typing import Sequence
+
+    from numpy.typing import DTypeLike
+
 
 @dataclass(frozen=True)
 class DeviceInfo:
+    """One OpenCL device as `clbig.devices()` lists it (a frozen record).
+
+    Pass one to `clbig.Context` to open that device. The fields: `index` (the position in
+    `clbig.devices()`, which a Context also takes), `platform` and `name` (the OpenCL
+    platform's and device's names), `vendor`, `type` ('GPU', 'CPU', 'ACCELERATOR' or
+    'OTHER'), `compute_units`, `local_mem` (bytes of local memory per work-group) and
+    `max_work_group_size`.
+
+    Parameters
+    ----------
+    index : int
+        Position in `clbig.devices()`.
+    platform, name, vendor, type : str
+        As above.
+    compute_units, local_mem, max_work_group_size : int
+        As the device reports them.
+
+    Examples
+    --------
+    >>> import clbig
+    >>> d = clbig.devices()[0]
+    >>> d.index, d.type in ("GPU", "CPU", "ACCELERATOR", "OTHER")
+    (0, True)
+    >>> d.label == f"{d.platform}: {d.name}"
+    True
+    """
     index: int
     platform: str
     name: str
@@ -38,6 +70,7 @@ class DeviceInfo:
 
     @property
     def label(self) -> str:
+        """``"<platform>: <device name>"``, as `Context.name` says it."""
         return f"{self.platform}: {self.name}"
 
 
@@ -70,7 +103,31 @@ def _cl_devices():
 
 
 def devices() -> list[DeviceInfo]:
-    """Every OpenCL device visible through the installed ICDs, in a stable order."""
+    """Every OpenCL device visible through the installed ICDs, in a stable order.
+
+    The list `python -m clbig info` prints. An index into it, a `DeviceInfo` of it, 'gpu',
+    'cpu' or part of a device's name selects a device for `clbig.Context`. Registers the
+    pip-installed runtimes first (the ICD_SETUP setting) and checks the kernel cache
+    folders.
+
+    Returns
+    -------
+    list of DeviceInfo
+        One per device (empty where no OpenCL runtime is installed).
+
+    Raises
+    ------
+    SetupError
+        Where no usable folder for the compiled kernels can be made, not even a temporary
+        one.
+
+    Examples
+    --------
+    >>> import clbig
+    >>> infos = clbig.devices()
+    >>> [d.index for d in infos] == list(range(len(infos)))
+    True
+    """
     return [
         DeviceInfo(i, d.platform.name.strip(), d.name.strip(), d.vendor.strip(), _type_name(d),
                    d.max_compute_units, d.local_mem_size, d.max_work_group_size)
@@ -239,10 +296,55 @@ class Current:
 
 
 class Context(Current):
-    """A device, its OpenCL context and its in-order queue (two, seen as one: `queue`).
+    """One OpenCL device, with its compiled kernels and its in-order queue.
 
-    `with clbig.Context("nvidia"):` makes it the current context of this thread;
-    contexts nest and the previous one comes back on exit.
+    Every array lives on a context, and an operation runs on its operands' context (plain
+    ints and lists go to the current one). ``with clbig.Context("nvidia"):`` makes it the
+    current context of this thread (`clbig.current_context`); contexts nest and the previous
+    one comes back on exit. Without any, a process-wide default opens on first use: the
+    DEVICE setting's device, else the first GPU whose compiler works, else a CPU (PoCL
+    first). A Context is thread safe. ``Context([sel, sel, ...])`` gives a `Devices`: several
+    devices as one, each batch split over them.
+
+    The attributes a user may read: `device` (the pyopencl Device), `memory` (bytes of
+    global memory clbig plans with), `local_mem` (bytes of local memory per work-group) and
+    `max_items` (the largest work-group clbig launches), each capped by the arguments below.
+
+    Parameters
+    ----------
+    device : int, str, DeviceInfo or pyopencl.Device, optional
+        Which device: an index into `clbig.devices()`, 'gpu', 'cpu', 'pocl', part of a
+        device's name (case-insensitive), a DeviceInfo, or a pyopencl Device; a list of
+        them gives a Devices. Default: the DEVICE setting, else the first that compiles.
+    max_work_group_size, max_local_mem, max_memory : int, optional
+        Caps on the device's limits (tests and tuning: smaller instances then take the
+        several-group paths, other vendors' local memory is emulated, batches stream).
+
+    Raises
+    ------
+    ValueError
+        For an index out of range, a selector no device matches, an empty selector, or a
+        cap below 1.
+    TypeError
+        For a selector or cap of another type.
+    RuntimeError
+        Where no OpenCL device is installed, or none can build a kernel.
+    SetupError
+        Where the chosen device's compiler fails on a trivial kernel, or the kernel caches
+        cannot be used.
+
+    Examples
+    --------
+    >>> import clbig
+    >>> ctx = clbig.current_context()
+    >>> with clbig.Context(ctx.device) as other:
+    ...     x = clbig.array([1, 2])
+    ...     x.ctx is other, clbig.current_context() is other
+    (True, True)
+    >>> clbig.current_context() is ctx
+    True
+    >>> (clbig.array([5], ctx=other) + 1).tolist()
+    [6]
     """
 
     def __new__(cls, device=None, **caps):
@@ -252,8 +354,36 @@ class Context(Current):
         return super().__new__(cls)
 
     @classmethod
-    def all(cls, kind: str | None = None, **caps):
-        """Every device (of `kind`: 'gpu' or 'cpu') whose compiler works, as one Devices."""
+    def all(cls, kind: str | None = None, **caps: int) -> Devices:
+        """Every device (of one kind) whose compiler works, as one `Devices`.
+
+        Parameters
+        ----------
+        kind : {'gpu', 'cpu'}, optional
+            Only devices of this type (default: every type).
+        **caps : int
+            `max_work_group_size`, `max_local_mem`, `max_memory` or `shares`, as for
+            `Context` and `Devices`.
+
+        Returns
+        -------
+        Devices
+            The devices as one context.
+
+        Raises
+        ------
+        ValueError
+            For a `kind` other than 'gpu', 'cpu' or None.
+        RuntimeError
+            Where no device of that kind can build a kernel.
+
+        Examples
+        --------
+        >>> import clbig
+        >>> D = clbig.Context.all()
+        >>> len(D) >= 1, len(D.contexts) == len(D)
+        (True, True)
+        """
         if kind is not None and str(kind).lower() not in ("gpu", "cpu"):
             raise ValueError(f"Context.all: kind must be 'gpu', 'cpu' or None, not {kind!r}")
         check_cache_folder()
@@ -264,8 +394,8 @@ class Context(Current):
                                + (f" of type {kind}" if kind else "") + " (python -m clbig info lists them)")
         return Devices(picked, **caps)
 
-    def __init__(self, device=None, *, max_work_group_size: int | None = None,
-                 max_local_mem: int | None = None, max_memory: int | None = None):
+    def __init__(self, device: int | str | DeviceInfo | cl.Device | None = None, *, max_work_group_size: int | None = None,
+                 max_local_mem: int | None = None, max_memory: int | None = None) -> None:
         for name, cap in (("max_work_group_size", max_work_group_size), ("max_local_mem", max_local_mem),
                           ("max_memory", max_memory)):
             if cap is not None and (isinstance(cap, bool) or not isinstance(cap, numbers.Integral)):
@@ -360,6 +490,7 @@ class Context(Current):
 
     @property
     def name(self) -> str:
+        """``"<platform>: <device name>"``, as `DeviceInfo.label` says it."""
         return f"{self.device.platform.name.strip()}: {self.device.name.strip()}"
 
     def __repr__(self):
@@ -485,7 +616,19 @@ class Context(Current):
                 g[1].wait()
         return [s if b else g[0] for g, s, b in zip(got, staged, big)]
 
-    def finish(self):
+    def finish(self) -> None:
+        """Wait until the device has run everything enqueued on this context.
+
+        Operations return once their kernels are enqueued, and reading a result waits for
+        them; call this to time work from the host, or before handing the device to other
+        code.
+
+        Examples
+        --------
+        >>> import clbig
+        >>> x = clbig.array([3]) * 5
+        >>> clbig.current_context().finish()
+        """
         replay.note_host("a wait for the queue")
         for q in (self._plain_queue, self._timed_queue):
             if q is not None:
@@ -524,11 +667,37 @@ class Context(Current):
             self.copy(arr.data, host)
         return arr
 
-    def pinned_empty(self, shape, dtype=np.uint32) -> np.ndarray:
-        """An uninitialized host array in page-locked memory of this context: a buffer made
-        with ALLOC_HOST_PTR and mapped for as long as the array lives (NVIDIA's recipe for
-        pinned transfers). from_limbs(array) and to_limbs(out=array) copy it at the bus's speed
-        instead of through the driver's staging copy and a fresh array's page faults."""
+    def pinned_empty(self, shape: int | tuple[int, ...], dtype: DTypeLike = np.uint32) -> np.ndarray:
+        """An uninitialized host array in page-locked memory of this context.
+
+        A buffer made with ALLOC_HOST_PTR and mapped for as long as the array lives
+        (NVIDIA's recipe for pinned transfers): from_limbs(array) and to_limbs(out=array)
+        copy it at the bus's speed instead of through the driver's staging copy and a fresh
+        array's page faults. `clbig.pinned_empty` calls this on the current context.
+
+        Parameters
+        ----------
+        shape : int or tuple of int
+            The array's shape.
+        dtype : numpy dtype, optional
+            The element type (default uint32).
+
+        Returns
+        -------
+        numpy.ndarray
+            The array, contents undefined.
+
+        Raises
+        ------
+        ValueError
+            For a negative dimension.
+
+        Examples
+        --------
+        >>> import clbig
+        >>> clbig.current_context().pinned_empty(3).shape
+        (3,)
+        """
         dt = np.dtype(dtype)
         shp = tuple(int(d) for d in ((shape,) if isinstance(shape, (int, np.integer)) else shape))
         if any(d < 0 for d in shp):
@@ -561,8 +730,18 @@ class Context(Current):
         with self._enqueue_lock:
             cl.enqueue_fill_buffer(self.queue, buf, self._POISON, 0, nbytes)
 
-    def free_memory(self):
-        """Give the device memory that clbig's pool holds for reuse back to the driver."""
+    def free_memory(self) -> None:
+        """Give the device memory that clbig's pool holds for reuse back to the driver.
+
+        clbig keeps freed device buffers for the next operation of the same sizes; this
+        hands them back (arrays still alive keep theirs). Useful before other code uses the
+        device.
+
+        Examples
+        --------
+        >>> import clbig
+        >>> clbig.current_context().free_memory()
+        """
         if self.allocator is not None:
             self.allocator.free_held()
 
@@ -597,8 +776,37 @@ def _stack():
     return _local.stack
 
 
-def current_context() -> Context:
-    """The innermost `with clbig.Context(...)` of this thread, else a process-wide default."""
+def current_context() -> Context | Devices:
+    """The context that operations on plain ints and lists use in this thread.
+
+    The innermost ``with clbig.Context(...)`` (or `Devices`) block of this thread, else a
+    process-wide default Context, opened on first use (the DEVICE setting's device, else the
+    first GPU whose compiler works, else a CPU).
+
+    Returns
+    -------
+    Context or Devices
+        The current context.
+
+    Raises
+    ------
+    RuntimeError
+        Where the default must be opened and no OpenCL device can build a kernel.
+    ValueError
+        Where the DEVICE setting matches no device.
+    SetupError
+        Where the default device's compiler fails, or the kernel caches cannot be used.
+
+    Examples
+    --------
+    >>> import clbig
+    >>> ctx = clbig.current_context()
+    >>> clbig.array([1]).ctx is ctx
+    True
+    >>> with clbig.Context(ctx.device) as inner:
+    ...     clbig.current_context() is inner
+    True
+    """
     st = _stack()
     if st:
         return st[-1]
@@ -619,15 +827,51 @@ MIN_SHARE = 0.05
 
 
 class Devices(Current):
-    """Several devices used as one: `contexts` (one clbig.Context each). `with` makes it the
-    current context of this thread; operations on its arrays split their rows over the devices.
-    `shares`: each device's share of every batch (one number per device, or {family: numbers}
-    for some families), instead of the tuned speeds."""
+    """Several devices used as one context: ``clbig.Context([sel, sel, ...])``.
+
+    `contexts` holds one `Context` per device. ``with`` makes it the current context of this
+    thread; arrays made there are `SplitArray`s whose rows are spread over the devices, and
+    operations on them split their rows likewise, each piece running on its device in a
+    thread of its own. Rows go in proportion to each device's tuned speed for the
+    operation's family (``python -m clbig tune``), else equally, or as `shares` says; a
+    batch of one value runs on the fastest device. `Context.all` gives every device.
+
+    Parameters
+    ----------
+    selectors : sequence
+        One device selector per device, as `Context` takes them, or open Contexts.
+    shares : sequence of float or dict, optional
+        Each device's share of every batch (one non-negative number per device, scaled to
+        sum to 1), or ``{family: numbers}`` for some operation families; instead of the
+        tuned speeds.
+    **caps : int
+        `max_work_group_size`, `max_local_mem`, `max_memory`, for every device opened.
+
+    Raises
+    ------
+    ValueError
+        For no selector, shares of the wrong count, negative, infinite or all zero, or an
+        unknown family.
+    TypeError
+        For nested lists of selectors, or shares that are not numbers.
+
+    Examples
+    --------
+    >>> import clbig
+    >>> one = clbig.current_context()
+    >>> D = clbig.Context([one, one])
+    >>> len(D), D.weights("mul"), D.layout(4, "mul")
+    (2, [0.5, 0.5], [(0, 0, 2), (1, 2, 4)])
+    >>> with D:
+    ...     (clbig.array([1, 2, 3, 4]) * 3).tolist()
+    [3, 6, 9, 12]
+    """
 
     is_multi = True
     _shares = None      # {family: fractions} given to the context (_checked_shares), else None
 
-    def __init__(self, selectors, shares=None, **caps):
+    def __init__(self, selectors: Sequence[int | str | DeviceInfo | cl.Device | Context],
+                 shares: Sequence[float] | dict[str, Sequence[float]] | None = None, **caps: int) -> None:
         sels = list(selectors)
         if not sels:
             raise ValueError("Context([...]) needs at least one device selector")
@@ -641,6 +885,7 @@ class Devices(Current):
 
     @property
     def name(self) -> str:
+        """The devices' names joined by " + "."""
         return " + ".join(c.name for c in self.contexts)
 
     def __repr__(self):
@@ -652,15 +897,17 @@ class Devices(Current):
     def __bool__(self):
         return True
 
-    def finish(self):
+    def finish(self) -> None:
+        """Wait until every device has run what was enqueued on it (`Context.finish`)."""
         for c in self.contexts:
             c.finish()
 
-    def free_memory(self):
+    def free_memory(self) -> None:
+        """Give every device's pooled memory back to its driver (`Context.free_memory`)."""
         for c in self.contexts:
             c.free_memory()
 
-    def pinned_empty(self, shape, dtype=np.uint32):
+    def pinned_empty(self, shape: int | tuple[int, ...], dtype: DTypeLike = np.uint32) -> np.ndarray:
         """Page-locked host memory of the first device (Context.pinned_empty): the other
         devices copy it as any host array."""
         return self.contexts[0].pinned_empty(shape, dtype)
@@ -681,6 +928,7 @@ class Devices(Current):
         return [x / sum(kept) for x in kept]
 
     def fastest(self, family: str) -> int:
+        """The index of the device with the largest share of `family` (the first of ties)."""
         w = self.weights(family)
         return max(range(len(w)), key=lambda i: (w[i], -i))
 

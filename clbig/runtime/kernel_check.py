@@ -23,8 +23,31 @@ from .memo import memo
 
 
 class KernelFault(RuntimeError):
-    """Every build of a kernel family's specialisation gave a wrong known answer on this
-    device: the family is refused there (another device, the DEVICE setting, may run it)."""
+    """A device's compiler miscompiles a kernel family: clbig refuses that family there.
+
+    Families whose kernels run a data-dependent algorithm per work-item (the binary gcd
+    behind `clbig.gcd`, `clbig.invert`, ...) check each kernel specialisation once per
+    context, when it is first built, on inputs whose answers the host computes, and try the
+    alternatives (another storage of the same kernel) where one is wrong, with a warning.
+    Where every build gives a wrong known answer, the operation raises KernelFault instead of
+    returning wrong values; the message names the device, the specialisation and the first
+    wrong answer. Another device (the DEVICE setting, or ``clbig.Context(...)``) may run it.
+    Intel's CPU runtime 2026.22.10 miscompiled the gcd kernel so (fixed in clbig's source
+    since; see the Devices page).
+
+    Examples
+    --------
+    >>> import clbig
+    >>> issubclass(clbig.KernelFault, RuntimeError)
+    True
+    >>> try:
+    ...     g = clbig.gcd([12, 18], [8, 27])
+    ... except clbig.KernelFault as e:   # this device's compiler is at fault
+    ...     print("choose another device:", e)
+    ... else:
+    ...     print(g.tolist())
+    [4, 9]
+    """
 
 
 def checked(ctx, key: tuple, candidates):

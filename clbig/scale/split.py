@@ -29,6 +29,8 @@ import numbers
 import re
 import threading
 
+from typing import TYPE_CHECKING
+
 import gmpy2
 import numpy as np
 
@@ -38,6 +40,9 @@ from ..mpz.array import (BigIntArray, check_out, checked_signed, from_limbs, lim
                     limbs_to_ints, upload_values)
 from ..mpz.modular import Modulus
 from ..runtime.devices import Context, Devices, _stack, current_context
+
+if TYPE_CHECKING:
+    from numpy.typing import DTypeLike
 
 _MPZ = type(gmpy2.mpz(0))
 
@@ -75,21 +80,49 @@ class HostRows:
 
 
 class SplitArray(BigIntArray):
-    """A BigIntArray of a Devices context: its rows in pieces, each on one device (or, streamed,
-    on the host). Operations keep each piece where it is; tolist/to_limbs gather."""
+    """A BigIntArray of a `Devices` context, or kept on the host: its rows in pieces.
 
-    def __init__(self, ctx, parts):
+    Each piece lives on one device of the context (or, for a streamed result or
+    `clbig.scale.stream.host`, on the host). Operations keep each piece where it is and run
+    every piece on its own device; `tolist` and `to_limbs` gather the pieces (every device
+    downloading at once), and `placement` says where the rows are. It takes every operation
+    and method a BigIntArray takes, except reading `data`, which one device does not hold.
+    Made by `clbig.array` and the operations under a Devices context, never by calling this
+    class.
+
+    Parameters
+    ----------
+    ctx : Devices or Context
+        The context of the pieces.
+    parts : list of (int or None, BigIntArray or host rows)
+        (device index, or None for the host; the rows), in order.
+
+    Examples
+    --------
+    >>> import clbig
+    >>> one = clbig.current_context()
+    >>> with clbig.Context([one, one]):
+    ...     x = clbig.array([1, 2, 3, 4])
+    >>> type(x).__name__, [(start, stop) for _, start, stop in x.placement]
+    ('SplitArray', [(0, 2), (2, 4)])
+    >>> (x * x).tolist(), x.to_limbs().ravel().tolist()
+    ([1, 4, 9, 16], [1, 2, 3, 4])
+    """
+
+    def __init__(self, ctx: Devices | Context, parts: list[tuple]) -> None:
         self.ctx = ctx
         self.parts = [(d, p) for d, p in parts if len(p)] or list(parts[:1])
         self.bits = max(p.bits for _, p in self.parts)
 
     @property
     def data(self):
+        """Not available: the rows live on several devices or the host (TypeError)."""
         raise TypeError("the rows of this array live on several devices (or the host): "
                         "operations split them; to_limbs() or tolist() gathers them")
 
     @property
-    def neg(self):
+    def neg(self) -> np.ndarray | None:
+        """Where the values are negative (a numpy bool array), or None where none is."""
         if all(p.neg is None for _, p in self.parts):
             return None
         return np.concatenate([np.zeros(len(p), bool) if p.neg is None else p.neg for _, p in self.parts])
@@ -99,6 +132,7 @@ class SplitArray(BigIntArray):
 
     @property
     def m(self) -> int:
+        """Limbs per element: ``ceil(bits / 32)``, at least 1."""
         return limbs_for(self.bits)
 
     @property
@@ -112,7 +146,12 @@ class SplitArray(BigIntArray):
             yield d, p, start, start + len(p)
             start += len(p)
 
-    def to_limbs(self, dtype=np.uint32, magnitude: bool = False, out: np.ndarray | None = None) -> np.ndarray:
+    def to_limbs(self, dtype: DTypeLike = np.uint32, magnitude: bool = False,
+                 out: np.ndarray | None = None) -> np.ndarray:
+        """The magnitudes as numpy limbs, gathered from every piece (`BigIntArray.to_limbs`).
+
+        A result that is one block of host rows comes back without a copy, read-only.
+        """
         # Every piece downloads straight into its rows of one array, all devices at once (each
         # through its own Context.get: large reads into pageable memory go through that device's
         # staging buffers). The former gather (a zeroed array, then each piece's own array
@@ -150,12 +189,15 @@ class SplitArray(BigIntArray):
         return limbs_as(host, dtype)
 
     def tolist(self, mpz: bool = False) -> list:
+        """The values as Python ints (or mpz), piece after piece (`BigIntArray.tolist`)."""
         return [v for _, p in self.parts for v in p.tolist(mpz)]
 
     def sign(self) -> np.ndarray:
+        """-1, 0 or 1 per element, numpy int8 (`BigIntArray.sign`)."""
         return np.concatenate([p.sign() for _, p in self.parts])
 
     def bit_length(self) -> np.ndarray:
+        """The bit length of every magnitude, numpy int64 (`BigIntArray.bit_length`)."""
         return np.concatenate([p.bit_length() for _, p in self.parts])
 
     def __getitem__(self, i):

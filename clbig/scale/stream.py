@@ -22,6 +22,7 @@ from __future__ import annotations
 import concurrent.futures
 import numbers
 import threading
+from typing import TYPE_CHECKING, Iterable
 
 
 import numpy as np
@@ -32,6 +33,9 @@ from ..mpz.array import (BigIntArray, _pack, check_bits, checked_limbs, checked_
                          upload_values, value_list)
 from .split import HostRows, SplitArray, _upload_rows, batch_length, gather, piece
 from ..runtime.devices import Context, Devices, current_context
+
+if TYPE_CHECKING:
+    from ..mpz.types import Integer
 
 #: A chunk's operands and result may use this share of the device's memory (the rest: scratch
 #: space of the algorithms, the other lane's chunk, what the pool holds).
@@ -238,15 +242,59 @@ def on_device(x):
     return x
 
 
-def host(limbs, bits: int | None = None, ctx: Context | None = None, sign=None):
-    """A batch kept in host memory: an (n, m) uint32/uint64 limb array, as clbig.from_limbs
-    takes, or a list of Python ints / mpz (any sign; `sign` is for limbs only). Operations on
-    it stream it through ctx's device (the current context by default) when it does not fit
-    there, run it in overlapping chunks when it is large and the device has memory of its own
-    (pipelining: the PIPELINE setting), else upload it; results of streamed or pipelined operations
-    stay on the host, and their tolist() / to_limbs() give a list / a numpy array. No device
-    memory is used until then. A list is converted to limbs chunk by chunk, in the lane that
-    uploads the chunk; its values are checked then (errors name whole-batch indices)."""
+def host(limbs: np.ndarray | Iterable[Integer], bits: int | None = None, ctx: Context | None = None,
+         sign: np.ndarray | None = None) -> SplitArray:
+    """A batch kept in host memory, for batches too large to upload at once.
+
+    Operations on it stream it through the device of `ctx` chunk by chunk when it does not
+    fit there; run it in overlapping chunks (conversion, transfers and kernels at once) when
+    it is large and the device has memory of its own (pipelining: the PIPELINE setting);
+    else upload it. Results of streamed or pipelined operations stay on the host, and their
+    ``tolist()`` / ``to_limbs()`` give a list / a numpy array. No device memory is used
+    until an operation runs. A list is converted to limbs chunk by chunk, in the lane that
+    uploads the chunk, and its values are checked then (errors name whole-batch indices).
+
+    Parameters
+    ----------
+    limbs : numpy.ndarray or list of int
+        An (n, m) uint32 / uint64 limb array, as `clbig.from_limbs` takes, or a list of
+        Python ints / gmpy2 mpz of any signs.
+    bits : int, optional
+        The capacity in bits (default: every bit the limbs hold, or the widest value's
+        bits rounded up to whole 32-bit limbs).
+    ctx : Context, optional
+        The device that will run the operations (default: the current context); one
+        device, not a Devices.
+    sign : array_like of int, optional
+        With limbs only: n integers -1, 0, 1, the value negative where below 0.
+
+    Returns
+    -------
+    SplitArray
+        The batch, its rows on the host.
+
+    Raises
+    ------
+    TypeError
+        For a Devices context, a `sign` given with a list, a string or other non-sequence,
+        limbs of another dtype, or a malformed `sign`.
+    ValueError
+        For limbs that are not (n, m), or a `bits` below 1 or above what the limbs hold.
+    OverflowError
+        Where a value of the limbs does not fit `bits`.
+
+    Examples
+    --------
+    >>> import clbig, numpy as np
+    >>> from clbig.scale.stream import host
+    >>> h = host([1, -2, 3])
+    >>> h
+    BigIntArray([1, -2, 3], n=3, bits=32, on the host)
+    >>> (h * 2).tolist()
+    [2, -4, 6]
+    >>> host(np.array([[5], [7]], dtype=np.uint32), sign=[1, -1]).tolist()
+    [5, -7]
+    """
     ctx = ctx or current_context()
     if getattr(ctx, "is_multi", False):
         raise TypeError("clbig.stream.host: streaming goes through one device; give one Context")
@@ -290,8 +338,9 @@ class HostValues(HostRows):
     limbs = property(lambda self: self._all().limbs)
     neg = property(lambda self: self._all().neg)
 
-    def tolist(self) -> list[int]:
-        return self._all().tolist()
+    def tolist(self, mpz: bool = False) -> list:
+        # the signature of HostRows.tolist: SplitArray.tolist passes mpz to every piece
+        return self._all().tolist(mpz)
 
 
 def _widest(vals: list) -> int:
