@@ -207,3 +207,14 @@ def test_all_int_calls_return_python_values(name, args, kw, want):
     arr = getattr(clbig, name)(clbig.array([args[0]]), *args[1:], **kw)
     first = arr[0] if isinstance(arr, tuple) else arr
     assert not isinstance(first, (int, bool)), f"clbig.{name} of an array gave a scalar"
+
+
+@pytest.mark.parametrize("bits", [32, 200])
+def test_mulmod_negative_moduli(rng, bits):
+    xs = _signed(rng, bits, BATCH)
+    ys = _signed(rng, bits, BATCH)
+    ms = [(rng.getrandbits(bits) | 1) * rng.choice([1, -1]) for _ in range(BATCH - 2)] + [-1, -2]
+    got = clbig.mulmod(xs, ys, ms)
+    check_values(got.tolist(), [x * y % m for x, y, m in zip(xs, ys, ms)], "mulmod, m < 0", (xs, ys, ms))
+    assert clbig.mulmod(3, 5, -7) == -6
+    assert clbig.mulmod(xs, 5, -7).tolist() == [x * 5 % -7 for x in xs]

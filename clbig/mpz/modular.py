@@ -286,7 +286,7 @@ def powmod(a: Operand, e: Counts, m: Operand | Modulus) -> BigIntArray | int:
     if not isinstance(m, Modulus):
         mneg = _negative_moduli(m)
         if mneg is not None:
-            return _powmod_negative_moduli(a, e, *mneg)
+            return _negative_moduli_result(powmod(a, e, mneg[0]), *mneg)
     E = None if _is_scalar(e) and e >= 0 else _coerce(e, _context(m, a, e), "e", signed=True)
     if E is not None and E.neg is not None and E.neg.any():
         return _powmod_negative_exponents(a, E, m)
@@ -305,10 +305,10 @@ def _negative_moduli(m):
     return [abs(v) for v in vals], np.array([_is_scalar(v) and v < 0 for v in vals])
 
 
-def _powmod_negative_moduli(a, e, m_abs, neg):
-    """pow with negative moduli: the power mod |m|, then r - |m| where m < 0 and r != 0."""
+def _negative_moduli_result(r: BigIntArray, m_abs, neg):
+    """Python's result for negative moduli from r = the result mod |m|: r - |m| where m < 0
+    and r != 0, so that it lies in (m, 0] as Python's (3 * 5) % -7 == -6."""
     from .construct import where
-    r = powmod(a, e, m_abs)
     M = r if isinstance(m_abs, BigIntArray) else array(m_abs, ctx=r.ctx)
     shift = neg if len(neg) == len(r) else np.broadcast_to(neg, (len(r),))
     shift = shift & ops.compare(r, 0, "ne")
@@ -433,19 +433,20 @@ def _powmod_composed(a, e, M: Modulus, n: int):
 # -- mulmod -------------------------------------------------------------------------------
 @rows("mod")
 def mulmod(a: Operand, b: Operand, m: Operand | Modulus) -> BigIntArray | int:
-    """``(a * b) mod m`` per element, exactly as Python's ``a * b % m`` for m >= 1.
+    """``(a * b) mod m`` per element, exactly as Python's ``a * b % m``.
 
     For odd moduli one pass of Montgomery arithmetic on the device, with no full product in
     memory; even moduli and moduli too long for one work-group go through `clbig.mul` then
-    `clbig.mod`. Negative factors are reduced first, so the result is in [0, m) as Python's.
-    Operands broadcast: each has the batch's length or length one.
+    `clbig.mod`. Negative factors are reduced first, so the result is in [0, m) as Python's;
+    a negative modulus gives a result in (m, 0], as ``(3 * 5) % -7 == -6`` (and as
+    `powmod`). Operands broadcast: each has the batch's length or length one.
 
     Parameters
     ----------
     a, b : BigIntArray, int, list of int, or integer numpy array
         The factors, any signs.
     m : BigIntArray, int, list of int, integer numpy array, or Modulus
-        The moduli, every one >= 1.
+        The moduli, non-zero (a Modulus holds positive ones).
 
     Returns
     -------
@@ -455,8 +456,8 @@ def mulmod(a: Operand, b: Operand, m: Operand | Modulus) -> BigIntArray | int:
     Raises
     ------
     ValueError
-        Where a modulus is 0 or negative (naming the first such index), for lengths that
-        differ and are not one, or for a Modulus of another context than the operands.
+        Where a modulus is 0 (naming the first such index), for lengths that differ and
+        are not one, or for a Modulus of another context than the operands.
     TypeError
         For an operand that is not an integer or a sequence of them.
 
@@ -465,6 +466,8 @@ def mulmod(a: Operand, b: Operand, m: Operand | Modulus) -> BigIntArray | int:
     >>> import clbig
     >>> clbig.mulmod([3, 4, -3], [5, 6, 5], [7, 10, 7]).tolist()
     [1, 4, 6]
+    >>> clbig.mulmod([3, 3], 5, [-7, 7]).tolist()
+    [-6, 1]
     >>> clbig.mulmod(2**70, 3, 1000)
     272
     """
@@ -472,6 +475,10 @@ def mulmod(a: Operand, b: Operand, m: Operand | Modulus) -> BigIntArray | int:
         if m == 0:
             raise ValueError("modulus is 0 at index 0")
         return mulmod([a], [b], [m]).tolist()[0]
+    if not isinstance(m, Modulus):
+        mneg = _negative_moduli(m)
+        if mneg is not None:
+            return _negative_moduli_result(mulmod(a, b, mneg[0]), *mneg)
     ctx = _context(m, a, b)
     M = m if isinstance(m, Modulus) else Modulus(m, ctx)
     if M.ctx is not ctx:

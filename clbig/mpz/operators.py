@@ -173,15 +173,19 @@ class _Operators:
         return reduce.prod(self)
 
     def min(self) -> int:
+        """The smallest element, a Python int (clbig.min); ValueError for an empty batch."""
         return reduce.min(self)
 
     def max(self) -> int:
+        """The largest element, a Python int (clbig.max); ValueError for an empty batch."""
         return reduce.max(self)
 
     def argmin(self) -> int:
+        """The index of the first smallest element (clbig.argmin); ValueError if empty."""
         return reduce.argmin(self)
 
     def argmax(self) -> int:
+        """The index of the first largest element (clbig.argmax); ValueError if empty."""
         return reduce.argmax(self)
 
     def sort(self) -> "BigIntArray":
@@ -189,6 +193,7 @@ class _Operators:
         return reduce.sort(self)
 
     def argsort(self) -> np.ndarray:
+        """The stable ascending order, numpy int64 (clbig.argsort)."""
         return reduce.argsort(self)
 
     # -- numpy's protocols (clbig/mpz/npinterop.py) --------------------------------------------
