@@ -50,6 +50,10 @@ LARGE_ADD_BITS = 2 ** 21 + 32 * 3   # "2^20+" case for add / sub / compare (odd 
 LARGE_MUL_BITS = 2 ** 20
 
 BASE_SEED = int(os.environ.get("CLBIG_TEST_SEED", "20240601"))
+# Tiny powmod batches of host values run on the host with gmpy2 by default on GPUs: the suite
+# tests the kernels, so it keeps every row on the device unless a test says otherwise
+# (test_modular.py tests the host path and the default).
+os.environ.setdefault("CLBIG_POWMOD_HOST_ROWS", "0")
 
 settings.register_profile(
     "ci", max_examples=25, deadline=None, derandomize=True, database=None,

@@ -9,6 +9,7 @@ These are the int32 kernel's tests (clbig.mont: CLBIG_MONT_FP64=0); the tests of
 either kernel must do (marked KERNELS) run with the FP64 kernel (clbig.mont52) as well, whose
 own edges are in test_mont52.py."""
 import gmpy2
+import pyopencl as cl
 import pytest
 
 import clbig
@@ -442,3 +443,53 @@ def test_staging_plan(ctx, monkeypatch):
     monkeypatch.setenv("CLBIG_MONT_ESHARED", "0")
     assert got(coop, 0, 0, 2, False) == (False, "global", True)
     assert mont.plan(ctx, 32, 1000)["MLOC"] is False   # the planner's own keys untouched
+
+
+# -- tiny batches of host values on the host (POWMOD_HOST_ROWS) ------------------------------
+def test_tiny_powmod_on_the_host_is_exact_and_said(rng, monkeypatch):
+    """Where a few rows of host values run with gmpy2 (GPUs, by default), results, capacities
+    and errors are the device path's, and clbig.profile() says so."""
+    monkeypatch.setenv("CLBIG_POWMOD_HOST_ROWS", "6")
+    for n in range(1, 7):
+        xs = [rng.getrandbits(300) - 2**299 for _ in range(n)]
+        es = [rng.choice([0, 1, 2, 65537, rng.getrandbits(200)]) for _ in range(n)]
+        ms = [rng.choice([1, 2, 2**64, rng.getrandbits(256) | 1, rng.getrandbits(100) << 1 or 2])
+              for _ in range(n)]
+        with clbig.profile() as p:
+            got = clbig.powmod(xs, es, ms)
+        assert any("on the host" in s for s in p.notes), p.notes
+        assert got.tolist() == [pow(x, e, m) for x, e, m in zip(xs, es, ms)]
+        monkeypatch.setenv("CLBIG_POWMOD_HOST_ROWS", "0")
+        dev = clbig.powmod(xs, es, ms)
+        monkeypatch.setenv("CLBIG_POWMOD_HOST_ROWS", "6")
+        assert got.bits == dev.bits and got.tolist() == dev.tolist()
+    # broadcasting, a negative modulus, and the zero-modulus error naming its index
+    assert clbig.powmod([3, 4, 5], 2, 7).tolist() == [2, 2, 4]
+    assert clbig.powmod([3, 4], 2, -7).tolist() == [-5, -5]
+    with pytest.raises(ValueError, match="modulus is 0 at index 1"):
+        clbig.powmod([3, 4], 2, [7, 0])
+
+
+def test_powmod_beyond_host_rows_or_on_device_values_runs_on_the_device(rng, monkeypatch):
+    monkeypatch.setenv("CLBIG_POWMOD_HOST_ROWS", "2")
+    xs = [rng.getrandbits(100) for _ in range(3)]
+    cases = [(xs, 5, 101), (clbig.array(xs[:2]), 5, 101), (xs[:2], 5, clbig.Modulus(101)),
+             (xs[:2], [5, -1], 101)]          # a negative exponent: the inverse, on the device
+    for a, e, m in cases:
+        with clbig.profile() as p:
+            got = clbig.powmod(a, e, m)
+        assert not any("on the host" in s for s in p.notes) and p.kernels > 0
+        av = a.tolist() if isinstance(a, clbig.BigIntArray) else a
+        ev = e if isinstance(e, list) else [e] * len(av)
+        assert got.tolist() == [pow(x, k, 101) for x, k in zip(av, ev)]
+
+
+def test_powmod_host_rows_default_by_device_type(monkeypatch):
+    """Unset, POWMOD_HOST_ROWS is 8 on GPUs and 0 on CPU devices (whose kernels the suite
+    tests: a tiny batch there still runs them)."""
+    monkeypatch.delenv("CLBIG_POWMOD_HOST_ROWS", raising=False)
+    gpu = bool(clbig.current_context().device.type & cl.device_type.GPU)
+    with clbig.profile() as p:
+        assert clbig.powmod([3], 5, 7).tolist() == [5]
+    assert any("on the host" in s for s in p.notes) == gpu
+    assert (p.kernels == 0) == gpu

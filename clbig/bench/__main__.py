@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 import time
 from datetime import datetime
@@ -103,6 +104,9 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--latency-sizes", default=None,
                     help="sizes of --latency, as --sizes (default "
                          f"{_exps(LATENCY_SIZES)}; a size the device's memory cannot hold is skipped)")
+    ap.add_argument("--few", action="store_true",
+                    help="powmod of a few rows (1 to 64), list to list, auto against the device "
+                         "path and gmpy2 on one core and on every core; writes <device>_<date>_few.md")
     ap.add_argument("--e2e", action="store_true",
                     help="instead of the suite: users' workloads from Python ints or numpy limbs back "
                          "to them (products, divmod, powmod, RSA-CRT, gcd), wall time and its phases, "
@@ -201,6 +205,8 @@ def main(argv=None) -> int:
         return _latency(args)
     if args.e2e:
         return _e2e(args)
+    if args.few:
+        return _few(args)
     scale = args.scale if args.scale is not None else (QUICK_SCALE if args.quick else 0)
     max_op_seconds = args.max_op_seconds
     if max_op_seconds is None and args.quick:
@@ -297,6 +303,41 @@ def main(argv=None) -> int:
         rc = max(rc, 1)
     print(f"clbig.bench: {len(done)} device(s) in {time.monotonic() - t0:.0f} s"
           + (f" ({len(skipped)} skipped: {', '.join(skipped)})" if skipped else "") + f"; results in {out}")
+    return rc
+
+
+def _few(args) -> int:
+    """--few: powmod of a few rows per device, printed and written to --out as markdown."""
+    from datetime import datetime as _dt
+
+    from .few import few_markdown, run_few
+    from .suite import Mismatch as _Mismatch, device_info
+    out = args.out or os.path.join(os.getcwd(), _dt.now().strftime("clbig-bench-%Y%m%d-%H%M%S"))
+    rc = 0
+    for sel in _selectors(args.device):
+        try:
+            ctx = clbig.Context(sel)
+        except (SetupError, ValueError, RuntimeError) as e:
+            print(f"clbig.bench: {e}", file=sys.stderr)
+            rc = max(rc, 1)
+            continue
+        dev = device_info(ctx)
+        try:
+            rows = run_few(ctx, seed=args.seed, workers=args.workers,
+                           rows=(1, 2, 4) if args.quick else (1, 2, 4, 8, 16, 64),
+                           bits_list=(1024, 2048) if args.quick else (1024, 2048, 4096))
+        except _Mismatch as e:
+            print(f"clbig.bench: WRONG RESULT, benchmark aborted:\n{e}", file=sys.stderr)
+            return 2
+        md = few_markdown(rows, f"{dev['platform']}: {dev['name']}, {_dt.now():%Y-%m-%d}, "
+                                f"{os.cpu_count()} host cores")
+        os.makedirs(out, exist_ok=True)
+        base = os.path.join(out, re.sub(r'[^A-Za-z0-9]+', '_', dev['name']).strip('_') + f"_{_dt.now():%Y%m%d}_few.md")
+        with open(base, "w", encoding="utf-8") as f:
+            f.write(md)
+        print()
+        print(md)
+        print(f"wrote {base}")
     return rc
 
 

@@ -28,6 +28,7 @@ import gmpy2
 import numpy as np
 
 from ..mpn import mont, mont52
+from ..runtime import plan as P, profiling
 from . import ops
 from .array import BigIntArray, array
 from .ops import _coerce, _is_scalar
@@ -287,6 +288,9 @@ def powmod(a: Operand, e: Counts, m: Operand | Modulus) -> BigIntArray | int:
         mneg = _negative_moduli(m)
         if mneg is not None:
             return _negative_moduli_result(powmod(a, e, mneg[0]), *mneg)
+    host = _on_host(_context(m, a, e), a, e, m)
+    if host is not None:
+        return host
     E = None if _is_scalar(e) and e >= 0 else _coerce(e, _context(m, a, e), "e", signed=True)
     if E is not None and E.neg is not None and E.neg.any():
         return _powmod_negative_exponents(a, E, m)
@@ -334,6 +338,60 @@ def _powmod_negative_exponents(a, E: BigIntArray, m):
                          "says where)")
     base = where(eneg, inv, A)
     return _powmod(base, abs(E), M)
+
+
+# A powmod launch takes the latency of one instance whatever the batch: its Montgomery
+# products are rows of dependent steps (one per digit), and more work-items per instance do
+# not shorten them (H200, 2026-11-27, full exponents: 2048 bits 21.6 ms for 1 to 16 rows and
+# every split of 1 to 32 items per instance; bench/README.md). One host core with gmpy2 takes
+# about 1 / 3.1 / 22 ms a row at 1024 / 2048 / 4096 bits against the launch's 5.5 / 21 / 229
+# ms there, so up to HOST_ROWS_GPU rows (by the moduli's bits) the host is faster on GPUs.
+HOST_ROWS_GPU = ((1024, 5), (2048, 6), (1 << 62, 10))
+
+
+def _host_rows(ctx, bits: int) -> int:
+    """How many rows of `bits`-bit moduli powmod may compute on the host (POWMOD_HOST_ROWS;
+    by HOST_ROWS_GPU on GPUs, 0 on CPU devices, whose kernels the tests exercise)."""
+    if not P.is_gpu(ctx):
+        return P.value("POWMOD_HOST_ROWS", 0)
+    return P.value("POWMOD_HOST_ROWS", next(k for b, k in HOST_ROWS_GPU if bits <= b))
+
+
+def _on_host(ctx, a, e, m):
+    """pow(a, e, m) row by row with gmpy2 where every operand is host values (ints, lists,
+    tuples; exponents >= 0, moduli >= 1) and the batch has at most _host_rows rows; else None.
+    The result is the array the device would give (capacity as Modulus(m).bits)."""
+    vals = []
+    for x in (a, e, m):
+        if _is_scalar(x):
+            vals.append([x])
+        elif isinstance(x, (list, tuple)) and all(_is_scalar(v) for v in x):
+            vals.append(x)
+        else:
+            return None
+    lens = {len(v) for v in vals} - {1}
+    if len(lens) > 1:
+        return None                    # lengths that do not broadcast: the device path says so
+    n = lens.pop() if lens else 1
+    if n > 16:                         # beyond any default: no need to look at the moduli
+        limit = P.value("POWMOD_HOST_ROWS", 0)
+        if n > limit:
+            return None
+    mbits = max(int(z).bit_length() for z in vals[2])
+    limit = _host_rows(ctx, mbits)
+    if not 0 < n <= limit:
+        return None
+    av, ev, mv = ([v[0]] * n if len(v) == 1 else v for v in vals)
+    if any(y < 0 for y in ev):
+        return None                    # through the inverse, on the device
+    for i, mi in enumerate(mv):
+        if mi == 0:
+            raise ValueError(f"modulus is 0 at index {i}")
+    out = [int(gmpy2.powmod(x, y, z)) for x, y, z in zip(av, ev, mv)]
+    bits = 32 * max(1, -(-mbits // 32))
+    profiling.note(f"powmod: {n} rows on the host with gmpy2 (at most {limit} rows there: one "
+                   f"launch on {ctx.name} costs the latency of one instance; POWMOD_HOST_ROWS)")
+    return array(out, bits=bits, ctx=ctx)
 
 
 def _powmod(a, e, m):
