@@ -184,6 +184,10 @@ class BigIntArray:
 
     __array_priority__ = 1000  # numpy defers to our operators
     __hash__ = None
+    # The values as host ints, where an operation computed them on the host (a few rows of
+    # powmod): tolist() answers from them instead of reading the device back. Arrays are never
+    # written after they are made, so they stay true.
+    _known: list | None = None
 
     def __init__(self, ctx: Context, data: cla.Array, bits: int, neg: np.ndarray | None = None) -> None:
         if data.ndim != 2 or data.dtype != np.uint32:
@@ -306,6 +310,8 @@ class BigIntArray:
         >>> clbig.array([3, 4]).tolist(mpz=True)
         [mpz(3), mpz(4)]
         """
+        if self._known is not None:
+            return [gmpy2.mpz(v) for v in self._known] if mpz else list(self._known)
         # a batch converts on the host (clbig.mpn.convert: C, several GB/s); one large value,
         # or a batch without the C extension, is cut into digits on the device (clbig.radix)
         if not (radix.worth_it(self.bits) and len(self) and (len(self) == 1 or not convert.native())):

@@ -391,7 +391,9 @@ def _on_host(ctx, a, e, m):
     bits = 32 * max(1, -(-mbits // 32))
     profiling.note(f"powmod: {n} rows on the host with gmpy2 (at most {limit} rows there: one "
                    f"launch on {ctx.name} costs the latency of one instance; POWMOD_HOST_ROWS)")
-    return array(out, bits=bits, ctx=ctx)
+    r = array(out, bits=bits, ctx=ctx)
+    r._known = out                     # tolist() need not wait for the device
+    return r
 
 
 def _powmod(a, e, m):
