@@ -29,9 +29,10 @@ __version__ = "0.1.0"
 __all__ = [
     "BigIntArray", "Context", "DeviceInfo", "KernelFault", "SetupError", "add", "add_fixed", "array", "compare",
     "current_context", "devices", "from_limbs", "pinned_empty", "Modulus", "gcd", "invert", "mulmod", "powmod", "mul", "mul_low", "profile", "shift_left", "shift_right", "sub", "sub_fixed",
-    "floordiv", "isqrt", "mod",  # clbig.divmod too, left out of * so it does not shadow the builtin
+    "divmod", "floordiv", "isqrt", "mod",  # divmod: the builtin's result on ints, so * may shadow it
     "zeros", "full", "concatenate", "where", "prod", "sort", "argsort", "argmin", "argmax",
-    # clbig.sum, clbig.min, clbig.max too, left out of * as divmod is (they shadow builtins)
+    # clbig.sum, clbig.min, clbig.max too, left out of *: `from clbig import *` would shadow the
+    # builtins, and min(x, y) or sum of floats would then fail
     "bit_count", "gcdext", "iroot", "is_prime", "jacobi", "lcm", "next_prime",
 ]
 
@@ -39,5 +40,5 @@ __all__ = [
 def __dir__():
     """The public names (the floors runtime, mpn, mpz, scale and tuning stay importable, but
     are not what `dir(clbig)` or tab completion should offer first)."""
-    return sorted(n for n in set(__all__) | {"divmod", "sum", "min", "max", "fused", "dask", "__version__"}
+    return sorted(n for n in set(__all__) | {"sum", "min", "max", "fused", "dask", "__version__"}
                   if n in globals())
