@@ -493,3 +493,35 @@ def test_powmod_host_rows_default_by_device_type(monkeypatch):
         assert clbig.powmod([3], 5, 7).tolist() == [5]
     assert any("on the host" in s for s in p.notes) == gpu
     assert (p.kernels == 0) == gpu
+
+
+def test_host_rows_by_gmp_threads_and_without_libgmp(rng, monkeypatch):
+    """The host rows run through libgmp in threads (the GIL released) where it loads, and
+    through gmpy2 where it does not: the same exact values either way, edges included."""
+    from clbig.mpn import host_powm
+    monkeypatch.setenv("CLBIG_POWMOD_HOST_ROWS", "12")
+    av = [0, 1, -1, 2**64 - 1, -(2**300), rng.getrandbits(2100), 7, 5, 3]
+    ev = [0, 5, 3, 2**64 + 1, rng.getrandbits(300), rng.getrandbits(2048), 0, 1, 2]
+    mv = [1, 2, 2**64, 3, rng.getrandbits(2048) | 1, rng.getrandbits(2047) << 1, 1, 9, 2**127 - 1]
+    want = [pow(a, e, m) for a, e, m in zip(av, ev, mv)]
+    got, threads = host_powm.powm_rows(av, ev, mv)
+    assert got == want
+    assert threads == (min(len(av), host_powm.cores()) if host_powm._lib() else 1)
+    with clbig.profile() as p:
+        assert clbig.powmod(av, ev, mv).tolist() == want
+    assert any("on the host" in s for s in p.notes)
+    monkeypatch.setitem(host_powm._state, "lib", None)     # no libgmp: gmpy2 in this thread
+    assert host_powm.powm_rows(av, ev, mv) == (want, 1)
+    assert clbig.powmod(av, ev, mv).tolist() == want
+
+
+def test_host_rows_in_a_forked_child(rng, monkeypatch):
+    """A child forked after the host rows ran computes them again (its own threads)."""
+    import multiprocessing
+    from clbig.mpn import host_powm
+    av, ev, mv = [3, 5, 7], [rng.getrandbits(200)] * 3, [rng.getrandbits(200) | 1] * 3
+    want = [pow(a, e, m) for a, e, m in zip(av, ev, mv)]
+    assert host_powm.powm_rows(av, ev, mv)[0] == want
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        got = pool.apply_async(host_powm.powm_rows, (av, ev, mv)).get(timeout=60)
+    assert got[0] == want

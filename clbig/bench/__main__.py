@@ -324,7 +324,7 @@ def _few(args) -> int:
         dev = device_info(ctx)
         try:
             rows = run_few(ctx, seed=args.seed, workers=args.workers,
-                           rows=(1, 2, 4) if args.quick else (1, 2, 4, 8, 16, 64),
+                           rows=(1, 2, 4) if args.quick else (1, 2, 4, 8, 16, 64, 128),
                            bits_list=(1024, 2048) if args.quick else (1024, 2048, 4096))
         except _Mismatch as e:
             print(f"clbig.bench: WRONG RESULT, benchmark aborted:\n{e}", file=sys.stderr)

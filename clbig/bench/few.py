@@ -1,13 +1,14 @@
 """`python -m clbig.bench --few`: powmod of a few rows, Python ints to Python ints (issue 34,
-item 6). A powmod launch costs the latency of one instance whatever the batch, so a handful of
-rows is where one CPU core can win; `auto` then computes them on the host with gmpy2
-(POWMOD_HOST_ROWS, said in clbig.profile()).
+item 6). A powmod launch costs the latency of one instance whatever the batch, so up to a few
+rows per host core the host's cores are faster; `auto` then computes them there, GMP in one
+thread per core (clbig.mpn.host_powm; POWMOD_HOST_ROWS, said in clbig.profile()).
 
 Rows: bits in FEW_BITS (modulus and exponent both that long, one modulus and one exponent for
 the batch, as RSA or a Fermat test), n in FEW_ROWS. Columns: clbig as users run it (auto), the
 device path alone (POWMOD_HOST_ROWS 0: the kernel's latency plus conversions), its device time
 (clbig.profile), gmpy2 on one core, gmpy2 over every core (a warm process pool, rows spread
-over min(n, cores) workers), and auto against one core. Every result is checked against gmpy2.
+over min(n, cores) workers), and auto against one core. The four timed columns take turns in
+each round. Every result is checked against gmpy2.
 """
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ from clbig.runtime import config
 from .specs import Mismatch
 
 FEW_BITS = (1024, 2048, 4096)
-FEW_ROWS = (1, 2, 4, 8, 16, 64)
+FEW_ROWS = (1, 2, 4, 8, 16, 64, 128)
 _VAR = config.var("POWMOD_HOST_ROWS")
 
 

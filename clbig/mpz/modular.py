@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 import gmpy2
 import numpy as np
 
-from ..mpn import mont, mont52
+from ..mpn import host_powm, mont, mont52
 from ..runtime import plan as P, profiling
 from . import ops
 from .array import BigIntArray, array
@@ -343,24 +343,28 @@ def _powmod_negative_exponents(a, E: BigIntArray, m):
 # A powmod launch takes the latency of one instance whatever the batch: its Montgomery
 # products are rows of dependent steps (one per digit), and more work-items per instance do
 # not shorten them (H200, 2026-11-27, full exponents: 2048 bits 21.6 ms for 1 to 16 rows and
-# every split of 1 to 32 items per instance; bench/README.md). One host core with gmpy2 takes
-# about 1 / 3.1 / 22 ms a row at 1024 / 2048 / 4096 bits against the launch's 5.5 / 21 / 229
-# ms there, so up to HOST_ROWS_GPU rows (by the moduli's bits) the host is faster on GPUs.
-HOST_ROWS_GPU = ((1024, 5), (2048, 6), (1 << 62, 10))
+# every split of 1 to 32 items per instance; bench/README.md). One host core running GMP takes
+# about 1 / 3.1 / 22 ms a row at 1024 / 2048 / 4096 bits against the launch's 5.5 / 21 / 229 ms
+# there, so on GPUs up to HOST_ROWS_PER_CORE rows per host core (by the moduli's bits) are
+# faster on the host, every core computing rows at once (clbig.mpn.host_powm).
+HOST_ROWS_PER_CORE = ((1024, 5), (2048, 6), (1 << 62, 10))
 
 
 def _host_rows(ctx, bits: int) -> int:
     """How many rows of `bits`-bit moduli powmod may compute on the host (POWMOD_HOST_ROWS;
-    by HOST_ROWS_GPU on GPUs, 0 on CPU devices, whose kernels the tests exercise)."""
+    on GPUs HOST_ROWS_PER_CORE times the host's cores, on CPU devices 0: their kernels are
+    what the tests exercise, and they share the cores anyway)."""
     if not P.is_gpu(ctx):
         return P.value("POWMOD_HOST_ROWS", 0)
-    return P.value("POWMOD_HOST_ROWS", next(k for b, k in HOST_ROWS_GPU if bits <= b))
+    per_core = next(k for b, k in HOST_ROWS_PER_CORE if bits <= b)
+    return P.value("POWMOD_HOST_ROWS", per_core * host_powm.cores())
 
 
 def _on_host(ctx, a, e, m):
-    """pow(a, e, m) row by row with gmpy2 where every operand is host values (ints, lists,
-    tuples; exponents >= 0, moduli >= 1) and the batch has at most _host_rows rows; else None.
-    The result is the array the device would give (capacity as Modulus(m).bits)."""
+    """pow(a, e, m) row by row on the host (GMP on every core, clbig.mpn.host_powm) where
+    every operand is host values (ints, lists, tuples; exponents >= 0, moduli >= 1) and the
+    batch has at most _host_rows rows; else None. The result is the array the device would
+    give (capacity as Modulus(m).bits)."""
     vals = []
     for x in (a, e, m):
         if _is_scalar(x):
@@ -373,10 +377,8 @@ def _on_host(ctx, a, e, m):
     if len(lens) > 1:
         return None                    # lengths that do not broadcast: the device path says so
     n = lens.pop() if lens else 1
-    if n > 16:                         # beyond any default: no need to look at the moduli
-        limit = P.value("POWMOD_HOST_ROWS", 0)
-        if n > limit:
-            return None
+    if n > 10 * host_powm.cores() and n > P.value("POWMOD_HOST_ROWS", 0):
+        return None                    # beyond any default: no need to look at the moduli
     mbits = max(int(z).bit_length() for z in vals[2])
     limit = _host_rows(ctx, mbits)
     if not 0 < n <= limit:
@@ -387,10 +389,11 @@ def _on_host(ctx, a, e, m):
     for i, mi in enumerate(mv):
         if mi == 0:
             raise ValueError(f"modulus is 0 at index {i}")
-    out = [int(gmpy2.powmod(x, y, z)) for x, y, z in zip(av, ev, mv)]
+    out, threads = host_powm.powm_rows(av, ev, mv)
     bits = 32 * max(1, -(-mbits // 32))
-    profiling.note(f"powmod: {n} rows on the host with gmpy2 (at most {limit} rows there: one "
-                   f"launch on {ctx.name} costs the latency of one instance; POWMOD_HOST_ROWS)")
+    profiling.note(f"powmod: {n} rows on the host, GMP in {threads} thread(s) (at most {limit} "
+                   f"rows there: one launch on {ctx.name} costs the latency of one instance; "
+                   "POWMOD_HOST_ROWS)")
     r = array(out, bits=bits, ctx=ctx)
     r._known = out                     # tolist() need not wait for the device
     return r
