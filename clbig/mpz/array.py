@@ -188,12 +188,17 @@ class BigIntArray:
     # powmod): tolist() answers from them instead of reading the device back. Arrays are never
     # written after they are made, so they stay true.
     _known: list | None = None
+    # Where _known holds the values and nothing has asked for the limbs yet, the upload is
+    # put off until something does (`data`): a few rows computed on the host and read back
+    # at once never wait for the device (host_result).
+    _upload_later = None
 
     def __init__(self, ctx: Context, data: cla.Array, bits: int, neg: np.ndarray | None = None) -> None:
         if data.ndim != 2 or data.dtype != np.uint32:
             raise ValueError("BigIntArray data must be an (n, m) uint32 device array")
         self.ctx = ctx
-        self.data = data
+        self._data = data
+        self._shape = data.shape
         self.bits = int(bits)
         if neg is not None:
             neg = np.asarray(neg, dtype=bool)
@@ -203,14 +208,27 @@ class BigIntArray:
                 neg = None
         self.neg = neg
 
+    @property
+    def data(self) -> cla.Array:
+        """The (n, m) uint32 device array of the magnitudes, least significant limb first."""
+        d = self._data
+        if d is None:
+            d = self._data = self._upload_later()
+            self._upload_later = None
+        return d
+
+    @data.setter
+    def data(self, value: cla.Array) -> None:
+        self._data, self._shape = value, value.shape
+
     # -- shape ---------------------------------------------------------------------------
     def __len__(self) -> int:
-        return self.data.shape[0]
+        return self._shape[0]
 
     @property
     def m(self) -> int:
         """Limbs per element: ``ceil(bits / 32)``, at least 1."""
-        return self.data.shape[1]
+        return self._shape[1]
 
     # -- host exchange -------------------------------------------------------------------
     def to_limbs(self, dtype: DTypeLike = np.uint32, magnitude: bool = False,
@@ -487,6 +505,16 @@ def array(values: Operand, bits: int | None = None, ctx: Context | None = None) 
             and all(type(v) is int for v in s.vals)):
         return BigIntArray(ctx, radix.upload(ctx, s.magnitudes(), limbs_for(s.bits)), s.bits, s.neg)
     return _upload(ctx, convert.pack(s), s.bits, s.neg)
+
+
+def host_result(ctx: Context, values: list, bits: int) -> BigIntArray:
+    """An array of non-negative ints computed on the host, of capacity `bits`: tolist()
+    answers from `values`, and the limbs go to the device only when something reads `data`."""
+    x = BigIntArray.__new__(BigIntArray)
+    x.ctx, x.bits, x.neg = ctx, int(bits), None
+    x._known, x._data, x._shape = list(values), None, (len(values), limbs_for(bits))
+    x._upload_later = lambda: array(values, bits=bits, ctx=ctx).data
+    return x
 
 
 def value_list(values, what: str) -> list:

@@ -30,7 +30,7 @@ import numpy as np
 from ..mpn import host_powm, mont, mont52
 from ..runtime import plan as P, profiling
 from . import ops
-from .array import BigIntArray, array
+from .array import BigIntArray, array, host_result
 from .ops import _coerce, _is_scalar
 from .dispatch import rows
 
@@ -346,8 +346,9 @@ def _powmod_negative_exponents(a, E: BigIntArray, m):
 # every split of 1 to 32 items per instance; bench/README.md). One host core running GMP takes
 # about 1 / 3.1 / 22 ms a row at 1024 / 2048 / 4096 bits against the launch's 5.5 / 21 / 229 ms
 # there, so on GPUs up to HOST_ROWS_PER_CORE rows per host core (by the moduli's bits) are
-# faster on the host, every core computing rows at once (clbig.mpn.host_powm).
-HOST_ROWS_PER_CORE = ((1024, 5), (2048, 6), (1 << 62, 10))
+# faster on the host, every core computing rows at once (clbig.mpn.host_powm). On 16 cores the
+# host and the device met near 32-48 / 64 / 100 rows (python -m clbig.bench --few).
+HOST_ROWS_PER_CORE = ((1024, 2), (2048, 4), (1 << 62, 6))
 
 
 def _host_rows(ctx, bits: int) -> int:
@@ -394,9 +395,7 @@ def _on_host(ctx, a, e, m):
     profiling.note(f"powmod: {n} rows on the host, GMP in {threads} thread(s) (at most {limit} "
                    f"rows there: one launch on {ctx.name} costs the latency of one instance; "
                    "POWMOD_HOST_ROWS)")
-    r = array(out, bits=bits, ctx=ctx)
-    r._known = out                     # tolist() need not wait for the device
-    return r
+    return host_result(ctx, out, bits)    # uploaded when a device operation needs the limbs
 
 
 def _powmod(a, e, m):
