@@ -347,8 +347,8 @@ def _powmod_negative_exponents(a, E: BigIntArray, m):
 # about 1 / 3.1 / 22 ms a row at 1024 / 2048 / 4096 bits against the launch's 5.5 / 21 / 229 ms
 # there, so on GPUs up to HOST_ROWS_PER_CORE rows per host core (by the moduli's bits) are
 # faster on the host, every core computing rows at once (clbig.mpn.host_powm). On 16 cores the
-# host and the device met near 32-48 / 64 / 100 rows (python -m clbig.bench --few).
-HOST_ROWS_PER_CORE = ((1024, 2), (2048, 4), (1 << 62, 6))
+# host and the device met near 32-48 / 48-64 / 100 rows (python -m clbig.bench --few).
+HOST_ROWS_PER_CORE = ((1024, 2), (2048, 3), (1 << 62, 6))
 
 
 def _host_rows(ctx, bits: int) -> int:

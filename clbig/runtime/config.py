@@ -81,7 +81,7 @@ _TABLE = (
     _s("POWMOD_HOST_ROWS", "count", None, "powmod of at most this many rows of host values "
        "(ints, lists) runs on the host, GMP on every core, said in clbig.profile(): one launch "
        "costs the latency of one instance, which CPU cores beat on a few rows (default on GPUs "
-       "2, 4, 6 rows per host core for moduli of up to 1024, 2048, more bits; 0 on CPU devices; "
+       "2, 3, 6 rows per host core for moduli of up to 1024, 2048, more bits; 0 on CPU devices; "
        "0: always the device)", False),
     _s("NO_POOL", "bool", False, "allocate every device buffer anew instead of from the "
        "context's memory pool (finding use-after-free bugs)"),
