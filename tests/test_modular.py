@@ -470,18 +470,28 @@ def test_tiny_powmod_on_the_host_is_exact_and_said(rng, monkeypatch):
         clbig.powmod([3, 4], 2, [7, 0])
 
 
-def test_powmod_beyond_host_rows_or_on_device_values_runs_on_the_device(rng, monkeypatch):
+def test_powmod_host_rows_limit_and_operand_kinds(rng, monkeypatch):
+    """Past the limit, or with a negative exponent, the device computes; within it, arrays
+    and Moduli of the context are read back and computed on the host too."""
     monkeypatch.setenv("CLBIG_POWMOD_HOST_ROWS", "2")
-    xs = [rng.getrandbits(100) for _ in range(3)]
-    cases = [(xs, 5, 101), (clbig.array(xs[:2]), 5, 101), (xs[:2], 5, clbig.Modulus(101)),
-             (xs[:2], [5, -1], 101)]          # a negative exponent: the inverse, on the device
-    for a, e, m in cases:
+    xs = [rng.getrandbits(100) - 2**99 for _ in range(3)]
+    m = rng.getrandbits(90) | 1
+    cases = [((xs, 5, m), False), ((xs[:2], [5, -1], m), False),
+             ((clbig.array(xs[:2]), 5, m), True), ((xs[:2], clbig.array([5, 7]), m), True),
+             ((xs[:2], 5, clbig.Modulus(m)), True), ((xs[:2], 5, clbig.Modulus([m, m + 2])), True),
+             ((clbig.array(xs[:2]), 5, clbig.array([m])), True)]
+    for (a, e, mm), host in cases:
         with clbig.profile() as p:
-            got = clbig.powmod(a, e, m)
-        assert not any("on the host" in s for s in p.notes) and p.kernels > 0
+            got = clbig.powmod(a, e, mm)
+        assert any("on the host" in s for s in p.notes) == host, (a, e, mm)
+        assert (p.kernels > 0) == (not host)
         av = a.tolist() if isinstance(a, clbig.BigIntArray) else a
-        ev = e if isinstance(e, list) else [e] * len(av)
-        assert got.tolist() == [pow(x, k, 101) for x, k in zip(av, ev)]
+        ev = e.tolist() if isinstance(e, clbig.BigIntArray) else e
+        ev = ev if isinstance(ev, list) else [ev] * len(av)
+        mv = [m, m + 2] if isinstance(mm, clbig.Modulus) and len(mm) == 2 else [m] * len(av)
+        assert got.tolist() == [pow(x, k, q) for x, k, q in zip(av, ev, mv)]
+        if host:   # the limbs reach the device when an operation needs them
+            assert (got + 1).tolist() == [v + 1 for v in got.tolist()]
 
 
 def test_powmod_host_rows_default_by_device_type(monkeypatch):

@@ -361,25 +361,40 @@ def _host_rows(ctx, bits: int) -> int:
     return P.value("POWMOD_HOST_ROWS", per_core * host_powm.cores())
 
 
+def _rows_of(x, ctx):
+    """How many rows operand x has, where _on_host can take it (host values, or a plain
+    BigIntArray or Modulus of ctx, read back when the batch is small enough), else None."""
+    if _is_scalar(x):
+        return 1
+    if isinstance(x, (list, tuple)):
+        return len(x) if all(_is_scalar(v) for v in x) else None
+    if type(x) is BigIntArray or isinstance(x, Modulus):
+        return len(x) if x.ctx is ctx else None
+    return None
+
+
+def _values_of(x) -> list:
+    if _is_scalar(x):
+        return [x]
+    if isinstance(x, Modulus):
+        return x._host if x._host is not None else x.m.tolist()
+    return x.tolist() if isinstance(x, BigIntArray) else list(x)
+
+
 def _on_host(ctx, a, e, m):
-    """pow(a, e, m) row by row on the host (GMP on every core, clbig.mpn.host_powm) where
-    every operand is host values (ints, lists, tuples; exponents >= 0, moduli >= 1) and the
-    batch has at most _host_rows rows; else None. The result is the array the device would
-    give (capacity as Modulus(m).bits)."""
-    vals = []
-    for x in (a, e, m):
-        if _is_scalar(x):
-            vals.append([x])
-        elif isinstance(x, (list, tuple)) and all(_is_scalar(v) for v in x):
-            vals.append(x)
-        else:
-            return None
-    lens = {len(v) for v in vals} - {1}
-    if len(lens) > 1:
-        return None                    # lengths that do not broadcast: the device path says so
-    n = lens.pop() if lens else 1
+    """pow(a, e, m) row by row on the host (GMP on every core, clbig.mpn.host_powm) where the
+    batch has at most _host_rows rows (exponents >= 0, moduli >= 1) of host values, or of
+    arrays of ctx (read back: a few rows cost microseconds); else None. The result is the
+    array the device would give (capacity as Modulus(m).bits)."""
+    lens = [_rows_of(x, ctx) for x in (a, e, m)]
+    if None in lens or len(set(lens) - {1}) > 1:
+        return None                    # other operands, or lengths the device path refuses
+    n = max(lens)
     if n > 10 * host_powm.cores() and n > P.value("POWMOD_HOST_ROWS", 0):
-        return None                    # beyond any default: no need to look at the moduli
+        return None                    # beyond any default: no need to look at the values
+    if not P.is_gpu(ctx) and not P.value("POWMOD_HOST_ROWS", 0):
+        return None                    # (the default on CPU devices, without reading arrays)
+    vals = [_values_of(x) for x in (a, e, m)]
     mbits = max(int(z).bit_length() for z in vals[2])
     limit = _host_rows(ctx, mbits)
     if not 0 < n <= limit:
@@ -391,7 +406,7 @@ def _on_host(ctx, a, e, m):
         if mi == 0:
             raise ValueError(f"modulus is 0 at index {i}")
     out, threads = host_powm.powm_rows(av, ev, mv)
-    bits = 32 * max(1, -(-mbits // 32))
+    bits = m.bits if isinstance(m, (BigIntArray, Modulus)) else 32 * max(1, -(-mbits // 32))
     profiling.note(f"powmod: {n} rows on the host, GMP in {threads} thread(s) (at most {limit} "
                    f"rows there: one launch on {ctx.name} costs the latency of one instance; "
                    "POWMOD_HOST_ROWS)")

@@ -78,8 +78,8 @@ _TABLE = (
     _s("CARRY", "choice", "auto", "carry chains of the classical products: auto (inline PTX on "
        "NVIDIA where the batch fills the device, else none), or ptx, c (the same bookkeeping in "
        "OpenCL C) or off for every launch", False, ("auto", "ptx", "c", "off")),
-    _s("POWMOD_HOST_ROWS", "count", None, "powmod of at most this many rows of host values "
-       "(ints, lists) runs on the host, GMP on every core, said in clbig.profile(): one launch "
+    _s("POWMOD_HOST_ROWS", "count", None, "powmod of at most this many rows (ints, lists, or "
+       "arrays read back) runs on the host, GMP on every core, said in clbig.profile(): one launch "
        "costs the latency of one instance, which CPU cores beat on a few rows (default on GPUs "
        "2, 3, 6 rows per host core for moduli of up to 1024, 2048, more bits; 0 on CPU devices; "
        "0: always the device)", False),
