@@ -211,11 +211,29 @@ def cmd_demo(args) -> int:
         print(f"{name:<5} {dev_s * 1e3:>11.3f} ms {kernels:>8} {wall * 1e3:>9.3f} ms {t_gmp * 1e3:>9.3f} ms")
     print("(device time: clbig.profile(), kernels only; wall: the call until the queue is done,"
           " kernels already built; gmpy2: one host thread)")
+    note = cpu_note(ctx, rows)
+    if note:
+        print(note)
     if wrong:
         print(f"FAILED: {wrong} wrong result(s)")
         return 1
     print("OK: every result matches gmpy2")
     return 0
+
+
+def cpu_note(ctx, rows) -> str | None:
+    """Why gmpy2 wins, where the device is a CPU and some op's wall time exceeds gmpy2's."""
+    import pyopencl as cl
+    slower = [name for name, _dev, _k, wall, t_gmp in rows if wall > t_gmp]
+    if not slower or not ctx.device.type & cl.device_type.CPU:
+        return None
+    return (f"why gmpy2 is faster here ({', '.join(slower)}): this device is the CPU gmpy2 runs "
+            "on, and clbig's kernels are not yet written for its vector units, where GMP's "
+            "multiplication is hand-tuned assembly. A probe of kernels for CPUs (52-bit digits "
+            "by FMA, 8 instances per AVX-512 vector) reached 2-4x one gmpy2 core on two cores in "
+            "the kernel alone "
+            "(bench/README.md, \"Batch products on CPUs\"); clbig is built for GPUs "
+            "(docs/performance.rst).")
 
 
 def cmd_tune(args) -> int:

@@ -468,3 +468,17 @@ def test_cli_bench_report_bad_files(capsys, tmp_path, content, why):
         f.write_text(content)
     rc, err = _cli(main, [str(f)], capsys)
     assert rc == 2 and str(f) in err and why in err
+
+
+def test_cli_demo_says_why_gmpy2_wins_on_a_cpu():
+    """On a CPU device, where some op is slower than gmpy2, the demo says why (issue 34)."""
+    import pyopencl as cl
+    from clbig.__main__ import cpu_note
+    ctx = clbig.current_context()
+    cpu = bool(ctx.device.type & cl.device_type.CPU)
+    slow = [("a*b", 0.01, 1, 0.02, 0.005), ("a+b", 0.001, 1, 0.001, 0.002)]
+    note = cpu_note(ctx, slow)
+    assert (note is not None) == cpu
+    if cpu:
+        assert "a*b" in note and "a+b" not in note and "bench/README.md" in note
+    assert cpu_note(ctx, [("a*b", 0.01, 1, 0.001, 0.005)]) is None
