@@ -10,7 +10,6 @@ Needs the `dask` extra (in `test` too): without it the module is skipped, or fai
 from __future__ import annotations
 
 import importlib
-import importlib.util
 import logging
 import os
 import signal
@@ -41,13 +40,6 @@ BATCH_N = 50          # rows per batch: 4 chunks of CHUNK, the last one of 2 row
 CHUNK = 16
 PAIRS = [(96, 64), (100, 1000), (1056, 1056), (32, 2048)]   # (a.bits, b.bits), from WIDTH_PAIRS
 TIMEOUT = 120          # seconds for any one wait on the cluster
-
-
-def _has(module: str) -> bool:
-    try:
-        return importlib.util.find_spec(module) is not None
-    except ImportError:
-        return False
 
 
 @pytest.fixture(scope="module")
@@ -175,8 +167,7 @@ def test_one_device_per_worker(client):
     assert all(same.values())
 
 
-# -- modules built by other work: run as soon as they exist -----------------------------------
-@pytest.mark.skipif(not _has("clbig.modular"), reason="clbig.modular (powmod) not built yet")
+# -- modular arithmetic and gcd over dask ------------------------------------------------------
 def test_powmod(client, rng):
     M = [divisor(rng, 1056) | 1 for _ in range(BATCH_N)]
     A = [rand_value(rng, 1056) % m for m in M]
@@ -190,7 +181,6 @@ def test_powmod(client, rng):
     check_values(got.to_ints(), [gmpy2.powmod(x % one, 65537, one) for x in A], "powmod, one e and m")
 
 
-@pytest.mark.skipif(not _has("clbig.modular"), reason="clbig.modular (mulmod) not built yet")
 def test_mulmod(client, rng):
     M = [divisor(rng, 1056) for _ in range(BATCH_N)]     # odd and even moduli
     A = [rand_value(rng, 1056) % m for m in M]
@@ -201,7 +191,6 @@ def test_mulmod(client, rng):
     check_values(got.to_ints(), [x * y % z for x, y, z in zip(A, B, M)], "mulmod")
 
 
-@pytest.mark.skipif(not _has("clbig.modular"), reason="clbig.modular (powmod) not built yet")
 def test_powmod_zero_modulus(client):
     one = importlib.import_module("clbig.mpz.modular")
     a = cd.from_ints(list(range(1, 40)), chunks=CHUNK)
@@ -215,7 +204,6 @@ def test_powmod_zero_modulus(client):
                  lambda: cd.powmod(a, 3, zero).to_ints())
 
 
-@pytest.mark.skipif(not _has("clbig.gcd"), reason="clbig.gcd (invert) not built yet")
 def test_invert(client, rng):
     M = [divisor(rng, 1056) | 1 for _ in range(BATCH_N)]
     A = [rand_value(rng, 1056) % m for m in M]
@@ -229,7 +217,6 @@ def test_invert(client, rng):
     _raises_like(lambda: one.invert(A, M), lambda: cd.invert(cd.from_ints(A, chunks=CHUNK), M).to_ints())
 
 
-@pytest.mark.skipif(not _has("clbig.gcd"), reason="clbig.gcd (gcd) not built yet")
 def test_gcd(client, rng):
     G = [rand_value(rng, 300) for _ in range(BATCH_N)]
     A = [g * rand_value(rng, 700) for g in G]
