@@ -12,13 +12,10 @@ from __future__ import annotations
 import functools
 import numbers
 
-import gmpy2
 import numpy as np
 
 from . import hooks
-from .array import BigIntArray
-
-_MPZ = type(gmpy2.mpz(0))
+from .array import _MPZ, BigIntArray
 
 def _plain(x) -> bool:
     """An argument of an all-int call: an integer (int, gmpy2 mpz, numpy integer; not a bool)

@@ -390,7 +390,8 @@ def _on_host(ctx, a, e, m):
     if None in lens or len(set(lens) - {1}) > 1:
         return None                    # other operands, or lengths the device path refuses
     n = max(lens)
-    if n > 10 * host_powm.cores() and n > P.value("POWMOD_HOST_ROWS", 0):
+    most = max(k for _, k in HOST_ROWS_PER_CORE) * host_powm.cores()
+    if n > most and n > P.value("POWMOD_HOST_ROWS", 0):
         return None                    # beyond any default: no need to look at the values
     if not P.is_gpu(ctx) and not P.value("POWMOD_HOST_ROWS", 0):
         return None                    # (the default on CPU devices, without reading arrays)
