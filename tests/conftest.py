@@ -54,6 +54,10 @@ BASE_SEED = int(os.environ.get("CLBIG_TEST_SEED", "20240601"))
 # tests the kernels, so it keeps every row on the device unless a test says otherwise
 # (test_modular.py tests the host path and the default).
 os.environ.setdefault("CLBIG_POWMOD_HOST_ROWS", "0")
+# On CPUs auto runs classical products in the lanes kernel (mpn/mul_fp64.lanes_plan). CI has
+# only CPUs, so the suite keeps the GPUs' product kernels under test by default; test_mul.py
+# tests the lanes kernel forced and auto's CPU path (products, division, powers) with it on.
+os.environ.setdefault("CLBIG_MUL52_LANES", "0")
 
 settings.register_profile(
     "ci", max_examples=25, deadline=None, derandomize=True, database=None,

@@ -155,6 +155,13 @@ def run(wide_ctx, small_ctx, guarded, check, values):
         with env(CLBIG_MUL52_COOP="1", CLBIG_MUL52_COOP_W="3", CLBIG_MUL52_COOP_C=c, CLBIG_MUL52_COOP_IPB="2"):
             guarded(f"grid mul fp64 coop small-wg {s} C={c}", products, small_ctx, check, values,
                     f"grid fp64 coop small-wg {s} C={c}", shape)
+    # the CPUs' lanes kernel: 2 instances per item (5 rows: the last item's second lane past
+    # n), 3-column passes; one instance per item, 2-column passes, b broadcast
+    for shape, w, c in ((SHAPES[4], "2", "3"), (SHAPES[0], "1", "2")):
+        s = "x".join(map(str, shape))
+        with env(CLBIG_MUL52_LANES="1", CLBIG_MUL52_LANES_W=w, CLBIG_MUL52_LANES_C=c):
+            guarded(f"grid mul fp64 lanes {s} W={w}", products, small_ctx, check, values,
+                    f"grid fp64 lanes {s} W={w}", shape)
     for shape in SHAPES[:2]:
         s = "x".join(map(str, shape))
         # the NTT (10 s a shape under Oclgrind) on one: its transforms do not see which

@@ -316,6 +316,106 @@ def test_fp64_cooperative_products(monkeypatch, rng, w, c, ipb):
     assert taken and all(taken), "the cooperative kernel did not run"
 
 
+@pytest.mark.parametrize("w,c", [(8, 4), (1, 8), (2, 3), (16, 1)])
+def test_fp64_lanes_products(monkeypatch, rng, w, c):
+    """The CPUs' lanes kernel (mul52_lanes: W instances per item in vector lanes, C columns a
+    pass) forced at each shape: lanes past the batch's end, unequal and odd sizes, one limb,
+    low halves with masked top limbs, broadcasting both ways, all-ones operands, batches of 1
+    and odd lengths, and launches split into chunks of scratch."""
+    from clbig.mpn import mul_fp64
+    if not mul_fp64.mont52.usable(clbig.Context()):
+        pytest.skip("the device has no correctly rounded FP64 fma")
+    monkeypatch.setenv("CLBIG_MUL52_LANES", "1")
+    monkeypatch.setenv("CLBIG_MUL52_LANES_W", str(w))
+    monkeypatch.setenv("CLBIG_MUL52_LANES_C", str(c))
+    taken = []
+    real = mul_fp64.lanes_mul
+    monkeypatch.setattr(mul_fp64, "lanes_mul", lambda *a, **k: taken.append(real(*a, **k)) or taken[-1])
+    check_forced_products(rng, [(32, 32, 1), (33, 700, 5), (700, 33, 3), (2048, 2048, 7), (1500, 999, 9)],
+                          f"fp64 lanes W={w} C={c}", lambda ba, bb: (max(ba, bb), max(ba, bb) - 7, 31))
+    # a few KiB of scratch per launch: the batch runs as several launches over one buffer
+    monkeypatch.setattr(mul_fp64, "LANES_SCRATCH", 4096)
+    check_forced_products(rng, [(300, 400, 37)], f"fp64 lanes W={w} C={c} chunks", lambda ba, bb: (350,))
+    assert taken and all(taken), "the lanes kernel did not run"
+
+
+def test_cpu_auto_path_with_lanes(monkeypatch, rng):
+    """What users on a CPU get by default (the suite turns the lanes kernel off elsewhere):
+    auto's products at every size class, from one limb to past the NTT's crossover, unequal,
+    low halves, squares, signed values, batches of 0, 1 and odd lengths, and the operations
+    built on products (division by Newton's method, powers, mulmod), against Python."""
+    from clbig.mpn import mul_fp64
+    ctx = clbig.Context()
+    if not mul_fp64.mont52.usable(ctx) or mul_fp64.P.is_gpu(ctx):
+        pytest.skip("auto takes the lanes kernel only on CPUs with an exact FP64 fma")
+    monkeypatch.delenv("CLBIG_MUL52_LANES", raising=False)
+    monkeypatch.setattr(ctx, "_mul_crossovers", None, raising=False)   # lanes move the NTT's
+    taken = []
+    real = mul_fp64.lanes_mul
+    monkeypatch.setattr(mul_fp64, "lanes_mul", lambda *a, **k: taken.append(real(*a, **k)) or taken[-1])
+    for ba, bb, n in [(32, 32, 5), (31, 5000, 3), (2048, 2048, 33), (2048, 1024, 1), (8192, 8192, 9),
+                      (20000, 3000, 4), (40000, 40000, 3)]:
+        pairs = mul_pairs(rng, ba, bb, n=n)
+        xs, ys = [p[0] for p in pairs], [p[1] for p in pairs]
+        a, b = clbig.array(xs, bits=ba), clbig.array(ys, bits=bb)
+        w = f"cpu auto {ba}x{bb} n={n}"
+        check_values((a * b).tolist(), [x * y for x, y in pairs], w, (xs, ys))
+        low = max(ba, bb) - 3
+        check_values(clbig.mul_low(a, b, low).tolist(), [x * y & mask(low) for x, y in pairs], w + " low", (xs, ys))
+        check_values((a * a).tolist(), [x * x for x in xs], w + " square", (xs,))
+        sx = [-x if i % 2 else x for i, x in enumerate(xs)]
+        check_values((clbig.array(sx) * b).tolist(), [x * y for x, y in zip(sx, ys)], w + " signed", (sx, ys))
+    assert clbig.array([], bits=64).__mul__(clbig.array([], bits=64)).tolist() == []
+    big = [rand_value(rng, 9000) | 1 for _ in range(5)]
+    small = [rand_value(rng, 3000) | 1 for _ in range(5)]
+    A, B = clbig.array(big), clbig.array(small)
+    check_values((A // B).tolist(), [x // y for x, y in zip(big, small)], "cpu auto division", (big, small))
+    check_values((A % B).tolist(), [x % y for x, y in zip(big, small)], "cpu auto remainder", (big, small))
+    check_values((B ** 3).tolist(), [y ** 3 for y in small], "cpu auto cubes", (small,))
+    check_values(clbig.mulmod(A, A, B).tolist(), [x * x % y for x, y in zip(big, small)], "cpu auto mulmod")
+    assert taken and all(taken), "auto did not take the lanes kernel on this CPU"
+
+
+def test_fp64_lanes_routing(monkeypatch):
+    """Auto takes the lanes kernel for classical products on CPUs with an exact FP64 fma, and
+    there the NTT takes products later; never on GPUs; narrower vectors where a batch would
+    leave cores idle; the settings force it, forbid it, and shape it (a lane width outside
+    1..16 powers of two is a clear error)."""
+    from clbig.mpn import mul_fp64, mul_n
+    ctx = clbig.Context()
+    monkeypatch.delenv("CLBIG_MUL52_LANES", raising=False)   # conftest turns it off
+    monkeypatch.setattr(mul_fp64, "_device", lambda ctx: (True, True, 2))
+    monkeypatch.setattr(mul_fp64.P, "is_gpu", lambda ctx: False)
+    monkeypatch.setattr(mul_fp64, "_intel_cpu", lambda ctx: False)
+    got = mul_fp64.lanes_plan(ctx, 64, 64, 128, 1000, False)
+    assert got == dict(MA=64, MB=64, MR=128, W=8, C=4, WG=8)
+    assert mul_fp64.lanes_plan(ctx, 8, 8, 16, 1000, True)                  # small, squares too
+    assert mul_fp64.lanes_plan(ctx, 64, 64, 128, 3, False)["W"] == 2      # 2 items for 2 cores
+    assert mul_fp64.lanes_plan(ctx, 64, 64, 128, 10, False)["WG"] == 1    # 2 items: a group each
+    monkeypatch.setattr(mul_fp64, "_intel_cpu", lambda ctx: True)         # vectorizes 16 items
+    assert mul_fp64.lanes_plan(ctx, 64, 64, 128, 20, False) == dict(MA=64, MB=64, MR=128, W=1, C=8, WG=16)
+    monkeypatch.setattr(ctx, "_mul_crossovers", None, raising=False)
+    assert mul_n.crossovers(ctx)["ntt_from_bits"] == 1 << 16
+    monkeypatch.setattr(mul_fp64, "_intel_cpu", lambda ctx: False)
+    monkeypatch.setattr(ctx, "_mul_crossovers", None, raising=False)
+    assert mul_n.crossovers(ctx)["ntt_from_bits"] == 1 << 17
+    assert mul_fp64.lanes_plan(ctx, 9000, 9000, 18000, 10, False) is None   # past 4095 digits
+    monkeypatch.setenv("CLBIG_MUL52_LANES_W", "3")
+    with pytest.raises(ValueError, match="MUL52_LANES_W"):
+        mul_fp64.lanes_plan(ctx, 64, 64, 128, 1000, False)
+    monkeypatch.delenv("CLBIG_MUL52_LANES_W")
+    monkeypatch.setenv("CLBIG_MUL52_LANES", "0")
+    assert mul_fp64.lanes_plan(ctx, 64, 64, 128, 1000, False) is None
+    monkeypatch.setenv("CLBIG_MUL52_LANES", "")
+    monkeypatch.setenv("CLBIG_MUL_RADIX", "51")     # the one-item FP64 kernel's tests
+    assert mul_fp64.lanes_plan(ctx, 64, 64, 128, 1000, False) is None
+    monkeypatch.setenv("CLBIG_MUL_RADIX", "auto")
+    monkeypatch.setattr(mul_fp64.P, "is_gpu", lambda ctx: True)
+    assert mul_fp64.lanes_plan(ctx, 64, 64, 128, 1000, False) is None
+    monkeypatch.setenv("CLBIG_MUL52_LANES", "1")    # forced: runs there too
+    assert mul_fp64.lanes_plan(ctx, 64, 64, 128, 1000, False)
+
+
 def test_fp64_cooperative_routing(monkeypatch):
     """Auto takes the cooperative kernel only for large batches on GPUs with fast FP64: full
     products of 43..900 digits in all, squares to 2^13 bits, low halves from 2^13; never on

@@ -196,3 +196,89 @@ def mul(ctx, p: dict, a, sa: int, b, sb: int, out, n: int, top: int) -> bool:
                np.uint64(out.shape[1]), np.uint32(n))
         return True
     return False
+
+
+# CPUs: the lanes kernel (mul52_lanes.cl.mako), W instances per work-item side by side in the
+# lanes of a vector of doubles, for the batch products one item per instance cannot hold in
+# registers (past MAX_DIGITS). Intel's CPU runtime vectorizes across work-items itself, so there
+# one instance per item in groups of 16 (W = 1); PoCL 3 does not for this loop nest, so explicit
+# double8 vectors (W = 8, AVX-512's width; narrower CPUs split them). Measured on a 2-core Xeon
+# with AVX-512, 2026-11-27 (bench/README.md, "Batch products on CPUs"). The MUL52_LANES setting
+# 1 takes it wherever it can run (tests), 0 never; MUL52_LANES_W and _C override the shape.
+LANES_MAX_DIGITS = 4095          # per operand: column sums stay below 2^63
+LANES_SCRATCH = 32 << 20         # bytes of digit scratch per launch: larger batches take chunks
+# Columns per pass in registers: 4 vectors of 8 (PoCL), 8 scalars (Intel): the probe's best.
+LANES_C = {8: 4, 1: 8}
+
+
+def _intel_cpu(ctx) -> bool:
+    return "intel(r) opencl" in ctx.device.platform.name.lower()
+
+
+def lanes_plan(ctx, ma: int, mb: int, mr: int, n: int, square: bool) -> dict | None:
+    """The lanes kernel's parameters for (a * b) mod 2^(32 mr), or None where the other kernels
+    should run it."""
+    want = P.value("MUL52_LANES")
+    radix = P.value("MUL_RADIX")
+    if want is False or radix not in ("auto", "51"):
+        return None
+    exact, _, units = _device(ctx)
+    ma, mb = min(ma, mr), min(mb, mr)
+    na, nb = _digits(ma), _digits(mb)
+    if not exact or max(na, nb) > LANES_MAX_DIGITS or n == 0:
+        return None
+    if not want and (radix == "51" or P.value("MUL52_COOP") or not lanes_auto(ctx)):
+        return None
+    w = P.value("MUL52_LANES_W", None)
+    if w is None:   # narrower vectors where the batch would leave cores idle (one huge product)
+        w = 1 if _intel_cpu(ctx) else 8
+        while w > 1 and P.ceil_div(n, w) < units:
+            w //= 2
+    if w not in (1, 2, 4, 8, 16):
+        raise ValueError(f"MUL52_LANES_W must be 1, 2, 4, 8 or 16, not {w}")
+    c = max(1, P.value("MUL52_LANES_C", LANES_C.get(w, 4)))
+    # Enough groups for every core: a group of wg items takes wg * w instances. One instance
+    # per item keeps groups of 16: Intel's runtime vectorizes 16 items at once, and runs
+    # smaller groups item by item (65536-bit products, n = 16: 13.2 ms in groups of 8).
+    wg = 16 if w == 1 else 8
+    while wg > 1 and (wg > ctx.max_items or (w > 1 and P.ceil_div(n, wg * w) < units)):
+        wg //= 2
+    return dict(MA=ma, MB=mb, MR=mr, W=w, C=c, WG=wg)
+
+
+def lanes_auto(ctx) -> bool:
+    """Whether auto takes the lanes kernel for classical products here (CPUs with an exact
+    FP64 fma). Where it does, the NTT takes products later (mul_n.crossovers)."""
+    exact, _, _ = _device(ctx)
+    return bool(exact and not P.is_gpu(ctx) and P.value("MUL52_LANES") is not False
+                and P.value("MUL_RADIX") == "auto")
+
+
+def lanes_ntt_from(ctx) -> dict:
+    """Where the lanes kernel runs products, the bits (of the smaller operand) from which the
+    NTT takes them (mul_n.crossovers). 2-core Xeon, 2026-11-27, ms, lanes against the NTT:
+    PoCL 2^16 bits x 16 rows 2.7 / 6.3, 2^17 x 8 6.9 / 6.2, one 2^16-bit product 2.0 / 1.7;
+    Intel's runtime (one group of 16 items per 16 rows) 2^15 x 64 4.4 / 5.0, 2^16 x 16 9.2 / 2.9."""
+    if _intel_cpu(ctx):
+        return dict.fromkeys(("ntt_from_bits", "ntt_from_bits_low", "ntt_from_bits_few",
+                              "ntt_from_bits_low_few"), 1 << 16)
+    return {"ntt_from_bits": 1 << 17, "ntt_from_bits_low": 1 << 17,
+            "ntt_from_bits_few": 1 << 16, "ntt_from_bits_low_few": 1 << 16}
+
+
+def lanes_mul(ctx, p: dict, a, sa: int, b, sb: int, out, n: int, top: int) -> bool:
+    """Launch the product planned by `lanes_plan` into `out`, in launches of at most
+    LANES_SCRATCH bytes of digits; False when the kernel does not fit."""
+    wg, lanes = p["WG"], p["WG"] * p["W"]
+    span = _digits(p["MA"]) + _digits(p["MB"]) + 2 * p["C"]
+    try:
+        k = kernel(ctx, "mul52_lanes.cl.mako", "mul52_lanes", wg, TOP_MASK=top, **p)
+    except DoesNotFit:
+        return False
+    groups = max(1, min(P.ceil_div(n, lanes), LANES_SCRATCH // (8 * span * lanes)))
+    scratch = ctx.empty((groups * span * lanes,), np.float64)
+    for first in range(0, n, groups * lanes):
+        g = min(groups, P.ceil_div(n - first, lanes))
+        launch(ctx, k, g, wg, a, np.uint64(sa), b, np.uint64(sb), out.data,
+               np.uint64(out.shape[1]), np.uint32(first), np.uint32(n), scratch.data)
+    return True

@@ -27,13 +27,16 @@ from ..runtime.tuned import ALGORITHMS, DEFAULT_CROSSOVERS, device_key, tuning_f
 def crossovers(ctx) -> dict:
     """This device's crossovers: tuned ones where present, else the defaults (cached on ctx).
     Where the cooperative FP64 kernel runs full products (mul_fp64.coop_auto, read once per
-    context), the NTT takes them later unless a tuning says otherwise (tuning times the
-    classical path that auto takes)."""
+    context), or the lanes kernel runs classical products on a CPU (mul_fp64.lanes_auto), the
+    NTT takes them later unless a tuning says otherwise (tuning times the classical path that
+    auto takes)."""
     got = ctx.__dict__.get("_mul_crossovers")
     if got is None:
         got = dict(DEFAULT_CROSSOVERS)
         if mul_fp64.coop_auto(ctx):
             got["ntt_from_bits"] = mul_fp64.NTT_FROM_BITS
+        elif mul_fp64.lanes_auto(ctx):
+            got.update(mul_fp64.lanes_ntt_from(ctx))
         got.update(tune.tuned(ctx))   # a file of the wrong shape is ignored with a warning
         ctx._mul_crossovers = got
     return got

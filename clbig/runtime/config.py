@@ -132,6 +132,12 @@ _TABLE = (
        "(default by the number of blocks)"),
     _s("MUL52_COOP_IPB", "int", 32, "instances per group of the cooperative FP64 product (at "
        "most; halved to fit)"),
+    _s("MUL52_LANES", "bool", None, "the CPUs' FP64 product kernel with instances in vector "
+       "lanes: 1 wherever it can run, 0 never (default: by size on CPUs)"),
+    _s("MUL52_LANES_W", "int", None, "instances per work-item of that kernel: 1, 2, 4, 8 or 16 "
+       "(default 1 on Intel's CPU runtime, which vectorizes across items, else 8)"),
+    _s("MUL52_LANES_C", "int", None, "result columns per pass of that kernel (default 4 for "
+       "vectors, 8 for one instance per item)"),
     # -- NTT and Schönhage-Strassen products (mpn.mul_ntt, mpn.mul_ssa)
     _s("NTT_FIELD", "choice", None, "the NTT's prime field: gl (one 64-bit prime) or m31x3 "
        "(three 31-bit primes) (default by size, measured on an H100)", choices=("gl", "m31x3")),
