@@ -228,12 +228,12 @@ def cpu_note(ctx, rows) -> str | None:
     if not slower or not ctx.device.type & cl.device_type.CPU:
         return None
     return (f"why gmpy2 is faster here ({', '.join(slower)}): this device is the CPU gmpy2 runs "
-            "on, and clbig's kernels are not yet written for its vector units, where GMP's "
-            "multiplication is hand-tuned assembly. A probe of kernels for CPUs (52-bit digits "
-            "by FMA, 8 instances per AVX-512 vector) reached 2-4x one gmpy2 core on two cores in "
-            "the kernel alone "
-            "(bench/README.md, \"Batch products on CPUs\"); clbig is built for GPUs "
-            "(docs/performance.rst).")
+            "on, so clbig can win only by using more cores and wider vectors than GMP's hand-tuned "
+            "scalar code does. Its CPU kernels (products in 51-bit FP64 digits, 8 instances per "
+            "vector; additions one instance per work-item) reached about 2x one gmpy2 core on two "
+            "AVX-512 cores (bench/README.md, \"Batch products on CPUs\"); with fewer cores, "
+            "narrower vectors or other work on them, gmpy2 keeps the lead. clbig is built for "
+            "GPUs (docs/performance.rst).")
 
 
 def cmd_tune(args) -> int:

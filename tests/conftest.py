@@ -58,6 +58,9 @@ os.environ.setdefault("CLBIG_POWMOD_HOST_ROWS", "0")
 # only CPUs, so the suite keeps the GPUs' product kernels under test by default; test_mul.py
 # tests the lanes kernel forced and auto's CPU path (products, division, powers) with it on.
 os.environ.setdefault("CLBIG_MUL52_LANES", "0")
+# Likewise additions (one item per instance on CPUs: mpn/add_n.serial); test_addsub.py tests
+# that kernel forced.
+os.environ.setdefault("CLBIG_ADD_SERIAL", "0")
 
 settings.register_profile(
     "ci", max_examples=25, deadline=None, derandomize=True, database=None,

@@ -189,3 +189,48 @@ def test_add_sub_large(rng):
     run_add(pairs, bits, bits, f"add {bits} bits")
     run_sub([(1 << (bits - 1), 1), (mask(bits), r)], bits, bits, f"sub {bits} bits")
     run_fixed([(mask(bits), 1), (r, r ^ 1)], bits, bits, f"{bits} bits")
+
+
+# -- the CPUs' kernel: one work-item per instance (add_serial.cl.mako) --------------------------
+@pytest.mark.parametrize("ba,bb", [(1, 1), (32, 32), (31, 5000), (5000, 31), (33, 64), (2048, 2048),
+                                   (2 ** 14 + 5, 2 ** 14)])
+def test_serial_kernel(monkeypatch, rng, ba, bb):
+    """add_serial forced (the suite runs the scan kernels by default; CPUs take this one):
+    unequal and odd widths, one limb, sums and differences, fixed widths narrower than, equal
+    to and wider than the operands with their carries and borrows, batches of 0, 1 and odd
+    lengths, both operands broadcast."""
+    from clbig.mpn import add_n
+    monkeypatch.setenv("CLBIG_ADD_SERIAL", "1")
+    ran = []
+    real = add_n.kernel
+    monkeypatch.setattr(add_n, "kernel", lambda ctx, t, *a, **k: ran.append(t) or real(ctx, t, *a, **k))
+    what = f"serial {ba},{bb}"
+    run_add(add_pairs(rng, ba, bb, 9), ba, bb, "add " + what)
+    run_sub(sub_pairs(rng, ba, bb, 9), ba, bb, "sub " + what)
+    run_fixed(add_pairs(rng, ba, bb, 9), ba, bb, what)
+    for bits in (1, 33, max(ba, bb) - 1, max(ba, bb) + 40):
+        if bits >= 1:
+            run_fixed(add_pairs(rng, ba, bb, 3), ba, bb, f"{what} -> {bits}", bits=bits)
+    for n in (0, 1):
+        run_add(add_pairs(rng, ba, bb, n), ba, bb, f"add {what} n={n}")
+    xs = [rand_value(rng, ba) for _ in range(5)] + [mask(ba), 0]
+    one = mask(bb)
+    a, b = clbig.array(xs, bits=ba), clbig.array([one], bits=bb)
+    check_values((a + b).tolist(), [x + one for x in xs], what + " a + [c]")
+    check_values((b - a).tolist(), [one - x for x in xs], what + " [c] - a")
+    assert ran and set(ran) == {"add_serial.cl.mako"}, ran
+
+
+def test_serial_default(monkeypatch):
+    """CPUs take the serial kernel unless the setting says otherwise; GPUs the scan kernels."""
+    from clbig.mpn import add_n
+    ctx = clbig.Context()
+    monkeypatch.delenv("CLBIG_ADD_SERIAL", raising=False)   # conftest turns it off
+    assert add_n.serial(ctx) == (not add_n.P.is_gpu(ctx))
+    monkeypatch.setattr(add_n.P, "is_gpu", lambda ctx: True)
+    assert not add_n.serial(ctx)
+    monkeypatch.setenv("CLBIG_ADD_SERIAL", "1")
+    assert add_n.serial(ctx)
+    monkeypatch.setenv("CLBIG_ADD_SERIAL", "0")
+    monkeypatch.setattr(add_n.P, "is_gpu", lambda ctx: False)
+    assert not add_n.serial(ctx)

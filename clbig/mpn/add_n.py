@@ -50,6 +50,16 @@ def addsub(ctx, op: str, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits:
     flags = ctx.empty((max(n, 1),), np.uint8) if want_flag else None
     if n == 0:
         return out, (flags if want_flag == "device" else np.zeros(0, bool) if want_flag else None)
+    if serial(ctx):
+        _, top, flag_limb, flag_bit = _flag_params(bits, want_flag)
+        k = kernel(ctx, "add_serial.cl.mako", "add_serial", None, OP=op, MA=ma, MB=mb,
+                   MR=mr, TOP_MASK=top, FLAG_LIMB=flag_limb, FLAG_BIT=flag_bit)
+        wg = min(SERIAL_WG, ctx.max_items)
+        launch(ctx, k, P.ceil_div(n, wg), wg, a, np.uint64(sa), b, np.uint64(sb), out.data,
+               flags.data if want_flag else (ctl if ctl is not None else out.data), np.uint32(n))
+        if want_flag == "device":
+            return out, flags
+        return out, (ctx.get(flags)[:n].astype(bool) if want_flag else None)
     key = ("addsub", op, ma, mb, bits, want_flag, sa, sb, min(n, N_CLASS)) + P.env_values(_ENV)
     got = memoized(ctx, key, lambda: _choose(ctx, op, ma, mb, bits, want_flag, sa, sb, min(n, N_CLASS)))
     if not got:
@@ -66,6 +76,18 @@ def addsub(ctx, op: str, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits:
     if want_flag == "device":
         return out, flags
     return out, (ctx.get(flags)[:n].astype(bool) if want_flag else None)
+
+
+# CPUs: one work-item per instance (add_serial.cl.mako), in groups of 16 (Intel's runtime
+# vectorizes 16 items at once).
+SERIAL_WG = 16
+
+
+def serial(ctx) -> bool:
+    """Whether additions run one item per instance here: CPUs, unless the ADD_SERIAL setting
+    says otherwise (1 everywhere, 0 never)."""
+    want = P.value("ADD_SERIAL")
+    return want if want is not None else not P.is_gpu(ctx)
 
 
 def _choose(ctx, op, ma, mb, bits, want_flag, sa, sb, n):
