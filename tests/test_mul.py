@@ -130,8 +130,11 @@ def test_mul_large(rng):
     run_mul([(mask(bits), y)], bits, bits, f"mul {bits} bits")
 
 
-@pytest.mark.parametrize("radix", ["30", "32", "51"])
-@pytest.mark.parametrize("ma,mb", [(1, 1), (3, 7), (16, 16), (64, 33), (300, 300)])
+# The FP64 kernel forced at 64 x 33 limbs is 861 unrolled digit products (89 s in Intel's CPU
+# compiler); test_fp64_digit_products covers that kernel's unrolled shapes at this scale.
+@pytest.mark.parametrize("radix,ma,mb", [(r, ma, mb) for r in ("30", "32", "51")
+                                         for ma, mb in [(1, 1), (3, 7), (16, 16), (64, 33), (300, 300)]
+                                         if (r, ma, mb) != ("51", 64, 33)])
 def test_both_radices_at_small_sizes(monkeypatch, radix, ma, mb):
     """Each multiplication kernel (32-bit limbs, radix-2^30 digits) normally serves only some
     sizes; forcing one checks it everywhere, including all-ones carry chains."""

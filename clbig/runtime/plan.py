@@ -46,7 +46,10 @@ def padded_words(k: int) -> int:
 def is_gpu(ctx) -> bool:
     """The context's device is a GPU (the planners' defaults differ for CPUs, whose work-items
     are loop iterations)."""
-    return bool(ctx.device.type & cl.device_type.GPU)
+    got = ctx.__dict__.get("_is_gpu")   # a device query costs a µs or two per call
+    if got is None:
+        got = ctx._is_gpu = bool(ctx.device.type & cl.device_type.GPU)
+    return got
 
 
 def ceil_div(a: int, b: int) -> int:
