@@ -374,6 +374,13 @@ def test_cpu_auto_path_with_lanes(monkeypatch, rng):
     A, B = clbig.array(big), clbig.array(small)
     check_values((A // B).tolist(), [x // y for x, y in zip(big, small)], "cpu auto division", (big, small))
     check_values((A % B).tolist(), [x % y for x, y in zip(big, small)], "cpu auto remainder", (big, small))
+    from clbig.mpn import div_q                  # Newton with the lanes kernel's products
+    assert not div_q._basecase_wins(ctx, 512, 256, 8)
+    nums = [rand_value(rng, 16384) for _ in range(3)] + [mask(16384)]
+    dens = [rand_value(rng, 8192) | (1 << 8191) for _ in range(3)] + [(1 << 8191) + 1]
+    N, D = clbig.array(nums, bits=16384), clbig.array(dens, bits=8192)
+    check_values((N // D).tolist(), [x // y for x, y in zip(nums, dens)], "cpu auto Newton quotient", (nums, dens))
+    check_values((N % D).tolist(), [x % y for x, y in zip(nums, dens)], "cpu auto Newton remainder", (nums, dens))
     check_values((B ** 3).tolist(), [y ** 3 for y in small], "cpu auto cubes", (small,))
     check_values(clbig.mulmod(A, A, B).tolist(), [x * x % y for x, y in zip(big, small)], "cpu auto mulmod")
     assert taken and all(taken), "auto did not take the lanes kernel on this CPU"

@@ -93,7 +93,7 @@ import weakref
 import numpy as np
 import pyopencl.array as cla
 
-from . import add_n, div_basecase, mul_n, mul_ntt, mul_ssa
+from . import add_n, div_basecase, mul_fp64, mul_n, mul_ntt, mul_ssa
 from ..runtime import replay
 from .compare import compare3, compare3_device
 from .shift import shift as _shift_kernel
@@ -386,10 +386,22 @@ ALGORITHMS = ("auto", "basecase", "newton")
 # 8 x 2^17 bits 30 against 95 ms, 4 x 2^18 120 against 109 ms; one 2^18-bit division 32
 # against 28 ms.
 SERIAL_STEPS = 4096
+# CPUs whose products run in the lanes kernel (mul_fp64.lanes_auto): there Newton's products
+# are fast and the basecase's cooperative steps (divisors past 16 limbs: several items and a
+# barrier a step) slow, so Newton takes quotients of LANES_NEWTON_STEPS limbs and more by
+# divisors of LANES_NEWTON_MV limbs and more. PoCL, 2-core Xeon, 2026-11-27, batches of 64-256,
+# ms basecase / Newton: 2^13 / 6144 bits 2.69 / 1.74, 2^13 / 2^12 6.6 / 3.0, 2^14 / 2^13 10.1 /
+# 3.6; the basecase kept 2^13 / 2^11 (2.23 / 3.47), 2^12 / 2^11 (1.89 / 2.92), 4096 / 3072 bits
+# (1.63 / 2.24).
+LANES_NEWTON_STEPS = 64
+LANES_NEWTON_MV = 128
 
 
 def _basecase_wins(ctx, mu: int, mv: int, n: int) -> bool:
-    return max(mu - mv + 1, 1) <= SERIAL_STEPS
+    steps = max(mu - mv + 1, 1)
+    if mv >= LANES_NEWTON_MV and steps >= LANES_NEWTON_STEPS and mul_fp64.lanes_auto(ctx):
+        return False
+    return steps <= SERIAL_STEPS
 
 
 # -- division -----------------------------------------------------------------------------------
