@@ -1,5 +1,5 @@
 ## Addition and subtraction for CPUs: one work-item per instance, its limbs in order with the
-## carry in a register (add_n.serial_plan). A CPU runs work-items as loop iterations, so the
+## carry in a register (add_n.serial). A CPU runs work-items as loop iterations, so the
 ## GPUs' kernel (add.cl.mako: limbs over items, carries by a scan through local memory and
 ## barriers) pays for parallelism a CPU core does not have: 4096 sums of 2048 bits took 1.8 ms
 ## there against 0.3 here (2-core Xeon, PoCL, 2026-11-27). Intel's runtime vectorizes across
@@ -7,9 +7,9 @@
 ##
 ## OP "add" or "sub" (a + ~b + 1 over zero-extended operands, so limbs past both operands
 ## continue the two's complement), or "ctl": per instance, control byte flag[i] (add_n.CTL_*)
-## makes r = ((a + ((b & keep) ^ flip)) + cin) ^ notr; MA, MB operand limbs, MR result limbs (the top one masked
-## by TOP_MASK); FLAG_LIMB / FLAG_BIT: where flag bit `bits` of the wide result lies (None:
-## no flags), possibly past the result's limbs.
+## makes r = ((a + ((b & keep) ^ flip)) + cin) ^ notr. MA, MB operand limbs, MR result limbs
+## (the top one masked by TOP_MASK); FLAG_LIMB / FLAG_BIT: where flag bit `bits` of the wide
+## result lies (None: no flags), possibly past the result's limbs.
 <%namespace file="blocks/common.mako" import="header"/>
 ${header()}
 <%

@@ -118,9 +118,9 @@ void mul52_lanes(__global const uint *a, ulong sa, __global const uint *b, ulong
             /* store the limbs whose top bit is in this column: bits [32k, 32k+32) start in
                digit col-1 (and end in this one) or in this one */
             for (; k < ${MR}u && 32u * k + 31u <= ${D}u * (uint)col + ${D - 1}u; ++k) {
-                const uint bit = 32u * k, off = bit - ${D}u * (uint)col;   /* mod 2^32 */
-                const uv v = bit >= ${D}u * (uint)col ? d >> off
-                           : (dprev >> (bit - ${D}u * (uint)(col - 1))) | (d << (${D}u - (bit - ${D}u * (uint)(col - 1))));
+                const uint bit = 32u * k, base = ${D}u * (uint)col;   /* this digit's first bit */
+                const uv v = bit >= base ? d >> (bit - base)
+                           : (dprev >> (bit + ${D}u - base)) | (d << (base - bit));
                 const uint mask = k == ${MR - 1}u ? ${TOP_MASK}u : 0xFFFFFFFFu;
 % for l in range(W):
                 if (i0 + ${l}u < n) out[(size_t)(i0 + ${l}u) * so + k] = (uint)${lane("v", l)} & mask;

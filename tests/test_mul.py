@@ -272,6 +272,14 @@ def check_forced_products(rng, sizes, what, lows):
         check_values((one * b).tolist(), [xs[0] * y for y in ys], w + " broadcast a", (ys,))
 
 
+def spy_on(monkeypatch, module, name) -> list:
+    """Replace module.name by a wrapper that records each call's result; returns the record."""
+    taken = []
+    real = getattr(module, name)
+    monkeypatch.setattr(module, name, lambda *a, **k: taken.append(real(*a, **k)) or taken[-1])
+    return taken
+
+
 @pytest.mark.parametrize("stage,xloc", [(0, 0), (0, 1), (1, 0), (1, 1)])
 def test_fp64_digit_products(monkeypatch, rng, stage, xloc):
     """The FP64 kernel (mul_fp64: 51-bit digits, product scanning) in each of its variants:
@@ -284,9 +292,7 @@ def test_fp64_digit_products(monkeypatch, rng, stage, xloc):
     monkeypatch.setenv("CLBIG_MUL_RADIX", "51")
     monkeypatch.setenv("CLBIG_MUL52_STAGE", str(stage))
     monkeypatch.setenv("CLBIG_MUL52_XLOC", str(xloc))
-    taken = []
-    real = mul_fp64.mul
-    monkeypatch.setattr(mul_fp64, "mul", lambda *a, **k: taken.append(real(*a, **k)) or taken[-1])
+    taken = spy_on(monkeypatch, mul_fp64, "mul")
     sizes = [(32, 32, 1), (33, 64, 5), (64, 33, 3), (51, 102, 7), (200, 1000, 5), (1000, 200, 1),
              (512, 512, 9)]
     if stage:   # the GPUs' variants at the largest size they take by default (fresh PoCL
@@ -311,9 +317,7 @@ def test_fp64_cooperative_products(monkeypatch, rng, w, c, ipb):
     monkeypatch.setenv("CLBIG_MUL52_COOP_IPB", str(ipb))
     if c:
         monkeypatch.setenv("CLBIG_MUL52_COOP_C", str(c))
-    taken = []
-    real = mul_fp64.coop_mul
-    monkeypatch.setattr(mul_fp64, "coop_mul", lambda *a, **k: taken.append(real(*a, **k)) or taken[-1])
+    taken = spy_on(monkeypatch, mul_fp64, "coop_mul")
     check_forced_products(rng, [(32, 32, 1), (33, 700, 5), (700, 33, 3), (2048, 2048, 7), (1500, 999, 9)],
                           f"fp64 coop W={w} C={c} IPB={ipb}", lambda ba, bb: (max(ba, bb), max(ba, bb) - 7))
     assert taken and all(taken), "the cooperative kernel did not run"
@@ -331,9 +335,7 @@ def test_fp64_lanes_products(monkeypatch, rng, w, c):
     monkeypatch.setenv("CLBIG_MUL52_LANES", "1")
     monkeypatch.setenv("CLBIG_MUL52_LANES_W", str(w))
     monkeypatch.setenv("CLBIG_MUL52_LANES_C", str(c))
-    taken = []
-    real = mul_fp64.lanes_mul
-    monkeypatch.setattr(mul_fp64, "lanes_mul", lambda *a, **k: taken.append(real(*a, **k)) or taken[-1])
+    taken = spy_on(monkeypatch, mul_fp64, "lanes_mul")
     check_forced_products(rng, [(32, 32, 1), (33, 700, 5), (700, 33, 3), (2048, 2048, 7), (1500, 999, 9)],
                           f"fp64 lanes W={w} C={c}", lambda ba, bb: (max(ba, bb), max(ba, bb) - 7, 31))
     # a few KiB of scratch per launch: the batch runs as several launches over one buffer
@@ -353,9 +355,7 @@ def test_cpu_auto_path_with_lanes(monkeypatch, rng):
         pytest.skip("auto takes the lanes kernel only on CPUs with an exact FP64 fma")
     monkeypatch.delenv("CLBIG_MUL52_LANES", raising=False)
     monkeypatch.setattr(ctx, "_mul_crossovers", None, raising=False)   # lanes move the NTT's
-    taken = []
-    real = mul_fp64.lanes_mul
-    monkeypatch.setattr(mul_fp64, "lanes_mul", lambda *a, **k: taken.append(real(*a, **k)) or taken[-1])
+    taken = spy_on(monkeypatch, mul_fp64, "lanes_mul")
     for ba, bb, n in [(32, 32, 5), (31, 5000, 3), (2048, 2048, 33), (2048, 1024, 1), (8192, 8192, 9),
                       (20000, 3000, 4), (40000, 40000, 3)]:
         pairs = mul_pairs(rng, ba, bb, n=n)

@@ -50,29 +50,26 @@ def addsub(ctx, op: str, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits:
     flags = ctx.empty((max(n, 1),), np.uint8) if want_flag else None
     if n == 0:
         return out, (flags if want_flag == "device" else np.zeros(0, bool) if want_flag else None)
+    flag_buf = flags.data if want_flag else (ctl if ctl is not None else out.data)  # unused when FLAG_LIMB is None
+    args = (a, np.uint64(sa), b, np.uint64(sb), out.data, flag_buf)
     if serial(ctx):
         _, top, flag_limb, flag_bit = _flag_params(bits, want_flag)
         k = kernel(ctx, "add_serial.cl.mako", "add_serial", None, OP=op, MA=ma, MB=mb,
                    MR=mr, TOP_MASK=top, FLAG_LIMB=flag_limb, FLAG_BIT=flag_bit)
         wg = min(SERIAL_WG, ctx.max_items)
-        launch(ctx, k, P.ceil_div(n, wg), wg, a, np.uint64(sa), b, np.uint64(sb), out.data,
-               flags.data if want_flag else (ctl if ctl is not None else out.data), np.uint32(n))
-        if want_flag == "device":
-            return out, flags
-        return out, (ctx.get(flags)[:n].astype(bool) if want_flag else None)
-    key = ("addsub", op, ma, mb, bits, want_flag, sa, sb, min(n, N_CLASS)) + P.env_values(_ENV)
-    got = memoized(ctx, key, lambda: _choose(ctx, op, ma, mb, bits, want_flag, sa, sb, min(n, N_CLASS)))
-    if not got:
-        raise RuntimeError(f"no addition kernel fits this device for {max(ma, mb, mr)} limbs")
-    pl, ks = got
-    flag_buf = flags.data if want_flag else (ctl if ctl is not None else out.data)  # unused when FLAG_LIMB is None
-    args = (a, np.uint64(sa), b, np.uint64(sb), out.data, flag_buf)
-    if len(ks) == 1:
-        launch(ctx, ks[0], pl.groups(n), pl.work_group, *args, out.data, np.uint32(n))
-    else:   # multi-group: block summaries, then the pass that applies them
-        blk = ctx.buffer(n * pl.G)
-        for k in ks:
-            launch(ctx, k, pl.groups(n), pl.work_group, *args, blk, np.uint32(n))
+        launch(ctx, k, P.ceil_div(n, wg), wg, *args, np.uint32(n))
+    else:
+        key = ("addsub", op, ma, mb, bits, want_flag, sa, sb, min(n, N_CLASS)) + P.env_values(_ENV)
+        got = memoized(ctx, key, lambda: _choose(ctx, op, ma, mb, bits, want_flag, sa, sb, min(n, N_CLASS)))
+        if not got:
+            raise RuntimeError(f"no addition kernel fits this device for {max(ma, mb, mr)} limbs")
+        pl, ks = got
+        if len(ks) == 1:
+            launch(ctx, ks[0], pl.groups(n), pl.work_group, *args, out.data, np.uint32(n))
+        else:   # multi-group: block summaries, then the pass that applies them
+            blk = ctx.buffer(n * pl.G)
+            for k in ks:
+                launch(ctx, k, pl.groups(n), pl.work_group, *args, blk, np.uint32(n))
     if want_flag == "device":
         return out, flags
     return out, (ctx.get(flags)[:n].astype(bool) if want_flag else None)

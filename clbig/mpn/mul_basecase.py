@@ -106,10 +106,10 @@ def mul(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int):
     # one 2^15-bit product: 0.075 against 0.110 ms; bench/results/classical-carry-h100-*.log).
     carry = ctx.carry if ctx.carry_always or not P.few(ctx, n) else ""
     common = dict(MA=ma, MB=mb, MR=mr, TOP_MASK=top, SQUARE=square, CARRY=carry)
-    # Small batches in FP64 digits where the device has fast double precision (mul_fp64).
     pl = mul_fp64.lanes_plan(ctx, ma, mb, mr, n, square)   # CPUs: instances in vector lanes
     if pl and mul_fp64.lanes_mul(ctx, pl, a, sa, b, sb, out, n, top):
         return out
+    # Small batches in FP64 digits where the device has fast double precision (mul_fp64).
     p52 = mul_fp64.plan(ctx, ma, mb, mr, n, square)
     if p52 and mul_fp64.mul(ctx, p52, a, sa, b, sb, out, n, top):
         return out

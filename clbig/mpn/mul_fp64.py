@@ -228,7 +228,9 @@ def lanes_plan(ctx, ma: int, mb: int, mr: int, n: int, square: bool) -> dict | N
     na, nb = _digits(ma), _digits(mb)
     if not exact or max(na, nb) > LANES_MAX_DIGITS or n == 0:
         return None
-    if not want and (radix == "51" or P.value("MUL52_COOP") or not lanes_auto(ctx)):
+    # auto (lanes_auto's rule, the settings and fma already read): CPUs, radix auto, the
+    # cooperative kernel not forced
+    if not want and (radix != "auto" or P.value("MUL52_COOP") or P.is_gpu(ctx)):
         return None
     w = P.value("MUL52_LANES_W", None)
     if w is None:   # narrower vectors where the batch would leave cores idle (one huge product)
