@@ -65,6 +65,33 @@ def test_negative_exponent_and_modulus_together(rng):
     assert clbig.powmod([A[i] for i in keep], -2, M).tolist() == [want[i] for i in keep]
 
 
+def test_negative_moduli_in_arrays(rng):
+    """Moduli given as a BigIntArray (not a list) with negative elements: results in (m, 0],
+    zero and one exponents, mixed signs, broadcasting both ways, even and odd moduli."""
+    n = 9
+    A = [rng.getrandbits(130) - 2**129 for _ in range(n - 3)] + [0, 5, 2**64 - 1]
+    E = [0, 1, 2, 0, 65537, rng.getrandbits(70), 0, 0, 3]
+    M = [-7, -7, 9, -(2**61 - 1), -(2**64), -1, -13, -7, rng.getrandbits(200) | 1]
+    Aa, Ea, Ma = clbig.array(A), clbig.array(E), clbig.array(M)
+    assert pow(Aa, Ea, Ma).tolist() == [pow(a, e, m) for a, e, m in zip(A, E, M)]
+    assert clbig.powmod(A, E, Ma).tolist() == [pow(a, e, m) for a, e, m in zip(A, E, M)]
+    assert clbig.mulmod(Aa, Aa, Ma).tolist() == [a * a % m for a, m in zip(A, M)]
+    one = clbig.array([-(2**90 + 5)])
+    assert clbig.powmod(Aa, Ea, one).tolist() == [pow(a, e, -(2**90 + 5)) for a, e in zip(A, E)]
+    assert clbig.mulmod(3, Aa, Ma).tolist() == [3 * a % m for a, m in zip(A, M)]
+    assert clbig.powmod(clbig.array([]), clbig.array([]), clbig.array([])).tolist() == []
+
+
+def test_truth_of_an_array():
+    """numpy's rule: one element's truth, ValueError for other lengths (not len() != 0)."""
+    assert bool(clbig.array([0])) is False
+    assert bool(clbig.array([-(2**300)])) is True and bool(clbig.array([1])) is True
+    assert bool(clbig.array([2**64]) - 2**64) is False
+    for bad in ([], [0, 0], [1, 2, 3]):
+        with pytest.raises(ValueError, match="ambiguous"):
+            bool(clbig.array(bad))
+
+
 def test_int_of_one_element_array():
     assert int(clbig.array([2**200 + 5])) == 2**200 + 5
     assert int(clbig.array([-7])) == -7

@@ -313,7 +313,7 @@ def _negative_moduli_result(r: BigIntArray, m_abs, neg):
     """Python's result for negative moduli from r = the result mod |m|: r - |m| where m < 0
     and r != 0, so that it lies in (m, 0] as Python's (3 * 5) % -7 == -6."""
     from .construct import where
-    M = r if isinstance(m_abs, BigIntArray) else array(m_abs, ctx=r.ctx)
+    M = m_abs if isinstance(m_abs, BigIntArray) else array(m_abs, ctx=r.ctx)
     shift = neg if len(neg) == len(r) else np.broadcast_to(neg, (len(r),))
     shift = shift & ops.compare(r, 0, "ne")
     if not shift.any():

@@ -29,6 +29,15 @@ class _Operators:
             raise TypeError(f"only a one-element BigIntArray converts to an int; this one has {len(self)}")
         return self.tolist()[0]
 
+    def __bool__(self):
+        """numpy's rule: the element's truth for a one-element array; ValueError for any other
+        length (the truth of several values, or of none, is ambiguous). Without this, Python
+        would call __len__ and call [0] true."""
+        if len(self) != 1:
+            raise ValueError(f"the truth value of a BigIntArray with {len(self)} elements is "
+                             "ambiguous: use (x != 0).any() or (x != 0).all()")
+        return bool(self.sign()[0])
+
     def __index__(self):
         """operator.index of a one-element array (TypeError for other lengths), as for int().
         `[3] * x` still multiplies: Python asks x.__rmul__ before list repetition."""
