@@ -20,6 +20,7 @@ from .mpz.reduce import argmax, argmin, argsort, max, min, prod, sort, sum
 from .mpz import fused
 from .mpz.numtheory import bit_count, gcdext, iroot, is_prime, jacobi, lcm, next_prime
 from . import scale as _scale  # noqa: F401  (installs the several-device runner into mpz)
+from .tuning.warmup import warmup
 
 # Arrays pickled before the package had floors name clbig.array._unpickle: the module is found
 # under its old name (an entry in sys.modules, so clbig.array stays the function).
@@ -33,7 +34,7 @@ __all__ = [
     "zeros", "full", "concatenate", "where", "prod", "sort", "argsort", "argmin", "argmax",
     # clbig.sum, clbig.min, clbig.max too, left out of *: `from clbig import *` would shadow the
     # builtins, and min(x, y) or sum of floats would then fail
-    "bit_count", "gcdext", "iroot", "is_prime", "jacobi", "lcm", "next_prime",
+    "bit_count", "gcdext", "iroot", "is_prime", "jacobi", "lcm", "next_prime", "warmup",
 ]
 
 

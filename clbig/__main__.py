@@ -1,4 +1,4 @@
-"""Command line: `python -m clbig info`, `python -m clbig demo` and `python -m clbig tune`.
+"""Command line: `python -m clbig info`, `demo`, `tune` and `warmup`.
 
 info   lists the OpenCL platforms and devices with the limits clbig plans its launches by, and
        the device that clbig picks by default (the DEVICE setting, else the first GPU, else a
@@ -8,7 +8,9 @@ demo   the quick start: random big integers, a*b and a+b on the default device, 
        checked against gmpy2, with clbig's device time, the wall time and gmpy2's time.
        Exits 1 on any wrong result.
 tune   measures where the NTT (and SSA) overtake classical multiplication on a device and
-       stores the crossovers for algorithm="auto" (clbig.tune).
+       stores the crossovers for algorithm="auto" (clbig.tuning).
+warmup builds the common families' kernels at common widths ahead of time, each result checked;
+       the builds are kept on disk (the kernel cache that `info` shows) for every later process.
 
 Exit status: 2 for a bad argument (a --device that matches no device, --n or --bits out of
 range), 1 for a device or cache folder that cannot be used (the message says which and why)
@@ -84,7 +86,7 @@ def cmd_info(args) -> int:
             print(f"      clbig max_items      unavailable: {unusable[info.index]}")
     print()
     from clbig.runtime import config
-    sel, var = config.env("DEVICE"), config.var("DEVICE")
+    sel, var = config.settings().device, config.var("DEVICE")
     how = f"{var}={sel!r}" if sel else f"no {var}: first GPU, else first CPU"
     try:
         ctx = clbig.current_context()
@@ -97,6 +99,12 @@ def cmd_info(args) -> int:
                     print(f"  [{info.index}] {info.label} ({info.type}): {unusable[info.index]}")
         return 1
     print(f"Default device ({how}): {ctx.name}")
+    from clbig.runtime import binaries, config
+    root = binaries.folder(config.settings().kernel_cache)
+    files, size = binaries.usage(root)
+    print(f"Kernel cache: {root or 'off (' + config.var('KERNEL_CACHE') + ')'}"
+          + (f", {files} kernels, {_fmt_bytes(size)}" if root else "")
+          + "  (python -m clbig warmup builds the common ones ahead of time)")
     return 0
 
 
@@ -198,11 +206,7 @@ def cmd_demo(args) -> int:
 
     rows = []
     wrong = 0
-    have_mul = hasattr(clbig, "mul") or hasattr(clbig.ops, "mul")
-    if have_mul:
-        wrong += _run_op("a*b", ctx, lambda: a * b, lambda: [x * y for x, y in zip(ga, gb)], rows)
-    else:
-        print("  a*b: skipped (this clbig has no multiplication)")
+    wrong += _run_op("a*b", ctx, lambda: a * b, lambda: [x * y for x, y in zip(ga, gb)], rows)
     wrong += _run_op("a+b", ctx, lambda: a + b, lambda: [x + y for x, y in zip(ga, gb)], rows)
 
     print()
@@ -256,8 +260,47 @@ def cmd_tune(args) -> int:
     return 0
 
 
+def cmd_warmup(args) -> int:
+    from clbig.tuning import warmup as wu
+
+    ctx, rc = _context("warmup", args.device)
+    if ctx is None:
+        return rc
+    try:
+        fams = tuple(f.strip() for f in args.ops.split(",") if f.strip()) if args.ops else wu.FAMILIES
+        bits = tuple(int(b) for b in args.bits.split(",")) if args.bits else wu.DEFAULT_BITS
+    except ValueError:
+        print(f"clbig warmup: --bits takes integers separated by commas, not {args.bits!r}", file=sys.stderr)
+        return 2
+    print(f"building {', '.join(fams)} at {', '.join(map(str, bits))} bits on {ctx.name}")
+    try:
+        from tqdm import tqdm
+        bar = tqdm(total=len(fams) * len(bits), unit="step")
+
+        def progress(done, total, label):
+            bar.set_postfix_str(label)
+            bar.update(1)
+    except ImportError:   # the bench extra brings tqdm
+        bar = None
+
+        def progress(done, total, label):
+            print(f"  [{done}/{total}] {label}", flush=True)
+    try:
+        res = wu.warmup(fams, bits, ctx=ctx, progress=progress)
+    except (ValueError, RuntimeError) as e:
+        print(f"clbig warmup: {e}", file=sys.stderr)
+        return 1
+    finally:
+        if bar is not None:
+            bar.close()
+    from clbig.runtime import config
+    store = ctx.binaries.dir or f"(no kernel cache: {config.var('KERNEL_CACHE')}=off)"
+    print(f"done in {res['seconds']:.1f} s; kernels kept in {store}")
+    return 0
+
+
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m clbig", description="clbig: big unsigned integers on OpenCL devices")
+    parser = argparse.ArgumentParser(prog="python -m clbig", description="clbig: exact arithmetic on batches of big signed integers on OpenCL devices")
     sub = parser.add_subparsers(dest="cmd", required=True)
     p_info = sub.add_parser("info", help="list OpenCL devices, their limits and the default choice")
     p_info.add_argument("--settings", action="store_true",
@@ -274,6 +317,14 @@ def main(argv=None) -> int:
     p_tune.add_argument("--device", default=None, help="device selector as for clbig.Context")
     p_tune.add_argument("--quick", action="store_true", help="small sizes only (a minute on a CPU)")
     p_tune.set_defaults(fn=cmd_tune)
+    p_warm = sub.add_parser("warmup", help="build the common kernels ahead of time (kept on disk for "
+                                           "every later process)")
+    p_warm.add_argument("--device", default=None, help="device selector as for clbig.Context")
+    p_warm.add_argument("--ops", default=None, help="comma-separated families (default: all of "
+                        "add, mul, divmod, compare, powmod, gcd, invert)")
+    p_warm.add_argument("--bits", default=None, help="comma-separated widths in bits (default "
+                        "256,512,1024,2048,4096)")
+    p_warm.set_defaults(fn=cmd_warmup)
     args = parser.parse_args(argv)
     return args.fn(args)
 

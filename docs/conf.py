@@ -75,7 +75,7 @@ def _resolve(path: str):
 PUBLIC_MEMBERS = {
     "BigIntArray": ["to_limbs", "tolist", "bit_length", "sign", "bit_count", "copy", "trim",
                     "sum", "prod", "min", "max", "argmin", "argmax", "sort", "argsort"],
-    "Context": ["all", "name", "finish", "free_memory", "pinned_empty"],
+    "Context": ["all", "group", "name", "finish", "free_memory", "pinned_empty"],
     "DeviceInfo": ["label"],
     "Modulus": [],
     "KernelFault": [],

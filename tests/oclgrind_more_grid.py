@@ -74,6 +74,17 @@ def addsub_compare(ctx, check, values, tag, shape):
     check(f"{tag} compare", [int(c) for c in clbig.compare(a, b)], [(x > y) - (x < y) for x, y in zip(xs, ys)])
 
 
+def serial_addsub(ctx, check, values, tag, shape):
+    """The CPUs' one-item-per-instance additions (add_serial.cl.mako, widths at run time):
+    sums, wrap-arounds with carries and borrows, signed differences (the flag and ctl
+    passes), broadcasting either side."""
+    addsub_compare(ctx, check, values, tag, shape)
+    wa, wb, na, nb = shape
+    a, b, xs, ys = _operands(ctx, values, wa, wb, na, nb)
+    check(f"{tag} sub", a - b, [x - y for x, y in zip(xs, ys)])
+    check(f"{tag} signed", (-a) + b - 1, [-x + y - 1 for x, y in zip(xs, ys)])
+
+
 def shifts(ctx, check, values, tag, bits, n):
     xs = values(bits, n)
     a = clbig.array(xs, bits=bits, ctx=ctx)
@@ -162,6 +173,10 @@ def run(wide_ctx, small_ctx, guarded, check, values):
         with env(CLBIG_MUL52_LANES="1", CLBIG_MUL52_LANES_W=w, CLBIG_MUL52_LANES_C=c):
             guarded(f"grid mul fp64 lanes {s} W={w}", products, small_ctx, check, values,
                     f"grid fp64 lanes {s} W={w}", shape)
+    for shape in (SHAPES[0], SHAPES[1], SHAPES[5]):
+        s = "x".join(map(str, shape))
+        with env(CLBIG_ADD_SERIAL="1"):
+            guarded(f"grid add serial {s}", serial_addsub, wide_ctx, check, values, f"grid serial {s}", shape)
     for shape in SHAPES[:2]:
         s = "x".join(map(str, shape))
         # the NTT (10 s a shape under Oclgrind) on one: its transforms do not see which

@@ -80,15 +80,15 @@ def test_auto_poly_follows_the_products(monkeypatch, rng):
     ctx = clbig.current_context()
     xs, ys = [rng.getrandbits(2048) for _ in range(3)], [rng.getrandbits(2048) for _ in range(3)]
     a, b = clbig.array(xs), clbig.array(ys)
-    monkeypatch.setattr(ctx, "_mul_crossovers", dict(mul_n.DEFAULT_CROSSOVERS, ntt_from_bits_low=1024,
-                                                     ntt_from_bits_low_few=1024), raising=False)
+    monkeypatch.setitem(ctx.profile.cache("mul"), "crossovers", dict(
+        mul_n.DEFAULT_CROSSOVERS, ntt_from_bits_low=1024, ntt_from_bits_low_few=1024))
     assert mul_n.choose(ctx, 64, 64, 2048, 3) == "ntt"
     with clbig.profile() as prof:
         r = fused.poly(a, b)
     assert prof.kernels > 1
     check_values(r.tolist(), want_poly(xs, ys, 2048), "poly auto, NTT products")
-    monkeypatch.setattr(ctx, "_mul_crossovers", dict(mul_n.DEFAULT_CROSSOVERS, ntt_from_bits_low=1 << 30,
-                                                     ntt_from_bits_low_few=1 << 30), raising=False)
+    monkeypatch.setitem(ctx.profile.cache("mul"), "crossovers", dict(
+        mul_n.DEFAULT_CROSSOVERS, ntt_from_bits_low=1 << 30, ntt_from_bits_low_few=1 << 30))
     with clbig.profile() as prof:
         r = fused.poly(a, b)
     assert prof.kernels == 1

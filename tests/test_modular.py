@@ -422,12 +422,15 @@ def test_staging_plan(ctx, monkeypatch):
     memory (a device of 2 KiB: an 8192-bit exponent stays global)."""
     from types import SimpleNamespace
     from clbig.mpn import mont
+    from clbig.runtime import config
     for k in ("CLBIG_MONT_MSHARED", "CLBIG_MONT_ESHARED", "CLBIG_MONT_MLOC"):
         monkeypatch.delenv(k, raising=False)
     one = dict(Q=32, C=1, IPB=8, NP=32, MLOC=False, BLOC=False)
     coop = dict(Q=8, C=4, IPB=8, NP=32, MLOC=True, BLOC=False)
+    # a device of lm bytes of local memory, under the settings at each call
+    dev = lambda lm: SimpleNamespace(local_mem=lm, profile=SimpleNamespace(settings=config.settings()))
     got = lambda pl, *a, lm=1 << 20: (lambda p: (p["MSH"], p["ESH"], p["MLOC"]))(
-        mont._staged(SimpleNamespace(local_mem=lm), pl, *a))
+        mont._staged(dev(lm), pl, *a))
     assert got(one, 0, 0, 2, False) == (True, "one", False)
     assert got(one, 32, 2, 2, False) == (False, "global", False)
     assert got(one, 0, None, 0, False) == (True, "global", False)        # mulmod

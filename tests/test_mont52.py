@@ -6,13 +6,15 @@ than m but below R = 2^(51 N) (not reduced first: mulmod's 3m bound), a = m and 
 final mont(x, 1) lands on m, which must read 0), moduli of all-ones limbs and 2^k + 1, all-ones
 exponents and one exponent for the batch, m's digits in local memory (MLOC), and the fallback to
 the int32 kernel where no plan fits (too many digits, no FP64)."""
+import dataclasses
+
 import gmpy2
 import pytest
 
 import clbig
 from clbig.mpz import modular
 from clbig.mpn import mont52
-from clbig.runtime import render
+from clbig.runtime import config, profile, render
 from conftest import check_values, mask, rand_value
 
 
@@ -86,10 +88,11 @@ def test_falls_back_where_no_plan(fp64, ctx, monkeypatch, rng):
     assert modular._kernel(ctx, modular.Modulus(ms), 3)[0] is not mont52
     av, ev = [rand_value(rng, 3000) for _ in ms], [rng.getrandbits(40) for _ in ms]
     check_values(modular.powmod(av, ev, ms).tolist(), powmods(av, ev, ms), "3000 bits")
-    monkeypatch.setattr(mont52, "usable", lambda c: False)
+    monkeypatch.setattr(ctx.profile, "facts", dataclasses.replace(ctx.profile.facts, exact_fma=False))
     assert mont52.plan(ctx, 4, 3) is None
     ms = moduli(rng, 128, 3)
     check_values(modular.powmod(av, ev, ms).tolist(), powmods(av, ev, ms), "no fp64")
+    ctx.profile.clear("mul")   # crossovers the reductions' products read under the fake facts
 
 
 def test_routing(ctx, monkeypatch):
@@ -100,7 +103,7 @@ def test_routing(ctx, monkeypatch):
     assert mont52.wanted(ctx, 32, 1000)
     monkeypatch.delenv("CLBIG_MONT_FP64")
     # a batch large enough for GPUs too (they take the kernel from FILL instances per unit)
-    assert mont52.wanted(ctx, 32, 10 ** 6) == (mont52.usable(ctx) and mont52.fast_fp64(ctx))
+    assert mont52.wanted(ctx, 32, 10 ** 6) == (ctx.profile.facts.exact_fma and ctx.profile.facts.fast_fp64)
 
 
 def test_digit_counts():
@@ -110,19 +113,46 @@ def test_digit_counts():
         assert 51 * N >= 32 * nm + 2 > 51 * (N - 1)
 
 
-def test_gpu_routing_rules(monkeypatch):
-    """GPUs: fast FP64 by vendor table (half-rate FP64), from FILL instances per compute unit."""
+def _fake_device(name, kind="GPU", cc=None, fp=None, cus=100, platform="NVIDIA CUDA"):
+    """A stand-in for a pyopencl Device with what profile.DeviceFacts.of reads."""
     import pyopencl as cl
     from types import SimpleNamespace as NS
-    monkeypatch.delenv("CLBIG_MONT_FP64", raising=False)
-    fma = int(cl.device_fp_config.FMA)
+    ext = "cl_khr_fp64" + (" cl_nv_device_attribute_query" if cc else "")
+    return NS(type=getattr(cl.device_type, kind), name=name, extensions=ext,
+              double_fp_config=int(cl.device_fp_config.FMA) if fp is None else fp,
+              max_compute_units=cus, max_mem_alloc_size=1 << 30, platform=NS(name=platform),
+              compute_capability_major_nv=cc and cc[0], compute_capability_minor_nv=cc and cc[1])
 
-    def gpu(name, cc=None, fp=fma, cus=100):
-        ext = "cl_khr_fp64" + (" cl_nv_device_attribute_query" if cc else "")
-        dev = NS(type=cl.device_type.GPU, name=name, extensions=ext, double_fp_config=fp,
-                 max_compute_units=cus, compute_capability_major_nv=cc and cc[0],
-                 compute_capability_minor_nv=cc and cc[1])
-        return NS(device=dev)
+
+def test_device_facts_fp64():
+    """The profile's FP64 facts: an exact fma from the fp config; fast FP64 on CPUs, and on GPUs
+    by vendor table (half-rate FP64: NV_FAST_FP64 by compute capability, AMD_FAST_FP64 by gfx
+    name, Intel's Data Center GPU Max)."""
+    facts = lambda *a, **kw: profile.DeviceFacts.of(_fake_device(*a, **kw), 1 << 40)
+    h200 = facts("NVIDIA H200", cc=(9, 0))
+    assert h200.exact_fma and h200.fast_fp64 and h200.is_gpu and h200.nvidia and h200.compute_units == 100
+    assert not facts("NVIDIA GeForce RTX 4090", cc=(8, 9)).fast_fp64
+    assert facts("gfx90a:sramecc+:xnack-", platform="AMD Accelerated Parallel Processing").fast_fp64
+    assert not facts("gfx1100", platform="AMD Accelerated Parallel Processing").fast_fp64
+    assert facts("Intel(R) Data Center GPU Max 1550", platform="Intel(R) OpenCL Graphics").fast_fp64
+    assert not facts("NVIDIA H200", cc=(9, 0), fp=0).exact_fma
+    cpu = facts("AMD EPYC", kind="CPU", platform="Portable Computing Language")
+    assert cpu.fast_fp64 and cpu.exact_fma and not cpu.is_gpu and not cpu.intel_cpu_runtime
+    assert facts("Intel(R) Xeon(R)", kind="CPU", platform="Intel(R) OpenCL").intel_cpu_runtime
+    assert facts("NVIDIA H200", cc=(9, 0)).max_alloc == 1 << 30
+    dev = _fake_device("NVIDIA A100", cc=(8, 0))
+    assert profile._fast_fp64_gpu(dev) and (8, 0) in profile.NV_FAST_FP64
+
+
+def test_gpu_routing_rules(monkeypatch):
+    """GPUs take the FP64 kernel where FP64 is fast and its fma exact (the profile's facts),
+    from FILL instances per compute unit."""
+    from types import SimpleNamespace as NS
+    monkeypatch.delenv("CLBIG_MONT_FP64", raising=False)
+
+    def gpu(name, cc=None, fp=None, cus=100):
+        facts = profile.DeviceFacts.of(_fake_device(name, cc=cc, fp=fp, cus=cus), 1 << 40)
+        return NS(profile=NS(settings=config.settings(), facts=facts))
 
     h200 = gpu("NVIDIA H200", (9, 0))
     assert mont52.wanted(h200, 64, mont52.FILL * 100) and not mont52.wanted(h200, 64, mont52.FILL * 100 - 1)
@@ -131,7 +161,7 @@ def test_gpu_routing_rules(monkeypatch):
     assert not mont52.wanted(gpu("gfx1100"), 64, 10 ** 6)
     assert not mont52.wanted(gpu("NVIDIA H200", (9, 0), fp=0), 64, 10 ** 6)
     monkeypatch.setenv("CLBIG_MONT52_FILL", "0")
-    assert mont52.wanted(h200, 64, 1)
+    assert mont52.wanted(gpu("NVIDIA H200", (9, 0)), 64, 1)   # a fresh snapshot of the settings
 
 
 COOP = {"CLBIG_MONT_FP64": "1", "CLBIG_MONT52_COOP": "1"}

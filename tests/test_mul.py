@@ -1,4 +1,6 @@
 """Multiplication (exact a * b and the low half mul_low) against gmpy2."""
+import dataclasses
+
 import gmpy2
 import pytest
 
@@ -287,7 +289,7 @@ def test_fp64_digit_products(monkeypatch, rng, stage, xloc):
     cut limbs everywhere, unequal and odd sizes, masked top limbs, broadcasting, batches of 1
     and odd lengths, all-ones operands (every column's largest value)."""
     from clbig.mpn import mul_fp64
-    if not mul_fp64.mont52.usable(clbig.Context()):
+    if not clbig.Context().profile.facts.exact_fma:
         pytest.skip("the device has no correctly rounded FP64 fma")
     monkeypatch.setenv("CLBIG_MUL_RADIX", "51")
     monkeypatch.setenv("CLBIG_MUL52_STAGE", str(stage))
@@ -310,7 +312,7 @@ def test_fp64_cooperative_products(monkeypatch, rng, w, c, ipb):
     unequal and odd sizes, low halves with masked top limbs, broadcasting both ways, all-ones
     operands (every column's largest value), batches of 1 and odd lengths."""
     from clbig.mpn import mul_fp64
-    if not mul_fp64.mont52.usable(clbig.Context()):
+    if not clbig.Context().profile.facts.exact_fma:
         pytest.skip("the device has no correctly rounded FP64 fma")
     monkeypatch.setenv("CLBIG_MUL52_COOP", "1")
     monkeypatch.setenv("CLBIG_MUL52_COOP_W", str(w))
@@ -330,7 +332,7 @@ def test_fp64_lanes_products(monkeypatch, rng, w, c):
     low halves with masked top limbs, broadcasting both ways, all-ones operands, batches of 1
     and odd lengths, and launches split into chunks of scratch."""
     from clbig.mpn import mul_fp64
-    if not mul_fp64.mont52.usable(clbig.Context()):
+    if not clbig.Context().profile.facts.exact_fma:
         pytest.skip("the device has no correctly rounded FP64 fma")
     monkeypatch.setenv("CLBIG_MUL52_LANES", "1")
     monkeypatch.setenv("CLBIG_MUL52_LANES_W", str(w))
@@ -351,10 +353,10 @@ def test_cpu_auto_path_with_lanes(monkeypatch, rng):
     built on products (division by Newton's method, powers, mulmod), against Python."""
     from clbig.mpn import mul_fp64
     ctx = clbig.Context()
-    if not mul_fp64.mont52.usable(ctx) or mul_fp64.P.is_gpu(ctx):
+    if not ctx.profile.facts.exact_fma or ctx.profile.facts.is_gpu:
         pytest.skip("auto takes the lanes kernel only on CPUs with an exact FP64 fma")
     monkeypatch.delenv("CLBIG_MUL52_LANES", raising=False)
-    monkeypatch.setattr(ctx, "_mul_crossovers", None, raising=False)   # lanes move the NTT's
+    monkeypatch.delitem(ctx.profile.cache("mul"), "crossovers", raising=False)   # lanes move the NTT's
     taken = spy_on(monkeypatch, mul_fp64, "lanes_mul")
     for ba, bb, n in [(32, 32, 5), (31, 5000, 3), (2048, 2048, 33), (2048, 1024, 1), (8192, 8192, 9),
                       (20000, 3000, 4), (40000, 40000, 3)]:
@@ -394,20 +396,20 @@ def test_fp64_lanes_routing(monkeypatch):
     from clbig.mpn import mul_fp64, mul_n
     ctx = clbig.Context()
     monkeypatch.delenv("CLBIG_MUL52_LANES", raising=False)   # conftest turns it off
-    monkeypatch.setattr(mul_fp64, "_device", lambda ctx: (True, True, 2))
-    monkeypatch.setattr(mul_fp64.P, "is_gpu", lambda ctx: False)
-    monkeypatch.setattr(mul_fp64, "_intel_cpu", lambda ctx: False)
+    # a CPU of 2 cores with an exact fma, not Intel's runtime (the profile's device facts)
+    fake = lambda **kw: monkeypatch.setattr(ctx.profile, "facts", dataclasses.replace(ctx.profile.facts, **kw))
+    fake(exact_fma=True, fast_fp64=True, compute_units=2, is_gpu=False, intel_cpu_runtime=False)
     got = mul_fp64.lanes_plan(ctx, 64, 64, 128, 1000, False)
     assert got == dict(MA=64, MB=64, MR=128, W=8, C=4, WG=8)
     assert mul_fp64.lanes_plan(ctx, 8, 8, 16, 1000, True)                  # small, squares too
     assert mul_fp64.lanes_plan(ctx, 64, 64, 128, 3, False)["W"] == 2      # 2 items for 2 cores
     assert mul_fp64.lanes_plan(ctx, 64, 64, 128, 10, False)["WG"] == 1    # 2 items: a group each
-    monkeypatch.setattr(mul_fp64, "_intel_cpu", lambda ctx: True)         # vectorizes 16 items
+    fake(intel_cpu_runtime=True)                                           # vectorizes 16 items
     assert mul_fp64.lanes_plan(ctx, 64, 64, 128, 20, False) == dict(MA=64, MB=64, MR=128, W=1, C=8, WG=16)
-    monkeypatch.setattr(ctx, "_mul_crossovers", None, raising=False)
+    monkeypatch.delitem(ctx.profile.cache("mul"), "crossovers", raising=False)
     assert mul_n.crossovers(ctx)["ntt_from_bits"] == 1 << 16
-    monkeypatch.setattr(mul_fp64, "_intel_cpu", lambda ctx: False)
-    monkeypatch.setattr(ctx, "_mul_crossovers", None, raising=False)
+    fake(intel_cpu_runtime=False)
+    mul_n.set_crossovers(ctx, None)
     assert mul_n.crossovers(ctx)["ntt_from_bits"] == 1 << 17
     assert mul_fp64.lanes_plan(ctx, 9000, 9000, 18000, 10, False) is None   # past 4095 digits
     monkeypatch.setenv("CLBIG_MUL52_LANES_W", "3")
@@ -420,7 +422,7 @@ def test_fp64_lanes_routing(monkeypatch):
     monkeypatch.setenv("CLBIG_MUL_RADIX", "51")     # the one-item FP64 kernel's tests
     assert mul_fp64.lanes_plan(ctx, 64, 64, 128, 1000, False) is None
     monkeypatch.setenv("CLBIG_MUL_RADIX", "auto")
-    monkeypatch.setattr(mul_fp64.P, "is_gpu", lambda ctx: True)
+    fake(is_gpu=True)
     assert mul_fp64.lanes_plan(ctx, 64, 64, 128, 1000, False) is None
     monkeypatch.setenv("CLBIG_MUL52_LANES", "1")    # forced: runs there too
     assert mul_fp64.lanes_plan(ctx, 64, 64, 128, 1000, False)
@@ -432,9 +434,9 @@ def test_fp64_cooperative_routing(monkeypatch):
     CPUs. Where it runs, the NTT takes full products later."""
     from clbig.mpn import mul_fp64
     ctx = clbig.Context()
-    dev = (True, True, 132)
-    monkeypatch.setattr(mul_fp64, "_device", lambda ctx: dev)
-    monkeypatch.setattr(mul_fp64.P, "is_gpu", lambda ctx: True)
+    # a GPU of 132 units with fast FP64 and an exact fma (the profile's device facts)
+    fake = lambda **kw: monkeypatch.setattr(ctx.profile, "facts", dataclasses.replace(ctx.profile.facts, **kw))
+    fake(exact_fma=True, fast_fp64=True, compute_units=132, is_gpu=True)
     n = 1 << 20
     got = mul_fp64.coop_plan(ctx, 64, 64, 128, n, False)
     assert got and got["C"] * got["IPB"] <= min(ctx.max_items, 256)
@@ -453,11 +455,11 @@ def test_fp64_cooperative_routing(monkeypatch):
     assert mul_fp64.coop_auto(ctx)
     from clbig.mpn import mul_n
     from clbig.runtime import tuned as tune   # the NTT takes full products later where this kernel runs them
-    monkeypatch.delattr(ctx, "_mul_crossovers", raising=False)
+    monkeypatch.delitem(ctx.profile.cache("mul"), "crossovers", raising=False)
     monkeypatch.setattr(tune, "tuned", lambda ctx: {})
     assert mul_n.crossovers(ctx)["ntt_from_bits"] == mul_fp64.NTT_FROM_BITS
     assert mul_n.choose(ctx, 512, 512, 1 << 15) == "classical"
-    ctx.__dict__.pop("_mul_crossovers", None)
-    monkeypatch.setattr(mul_fp64.P, "is_gpu", lambda ctx: False)
+    mul_n.set_crossovers(ctx, None)
+    fake(is_gpu=False)
     assert mul_fp64.coop_plan(ctx, 64, 64, 128, n, False) is None
     assert not mul_fp64.coop_auto(ctx)

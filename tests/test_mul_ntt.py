@@ -141,7 +141,7 @@ def test_auto_reads_tuned_crossovers(tmp_path, monkeypatch):
     f.write_text(json.dumps({mul_n.device_key(ctx): {"ntt_from_bits": 64, "ntt_from_bits_few": 256,
                                                       "winners_few": {"7": "ntt", "8": "classical"}}}))
     monkeypatch.setenv("CLBIG_TUNING_FILE", str(f))
-    monkeypatch.delattr(ctx, "_mul_crossovers", raising=False)
+    mul_n.set_crossovers(ctx, None)   # read again, from this file
     try:
         assert mul_n.choose(ctx, 2, 2, 128) == "ntt"
         assert mul_n.choose(ctx, 1, 2, 96) == "classical"     # the smaller operand decides
@@ -156,7 +156,7 @@ def test_auto_reads_tuned_crossovers(tmp_path, monkeypatch):
         x, y = mask(64), mask(64) - 5
         assert clbig.mul(x, y) == x * y
     finally:
-        ctx.__dict__.pop("_mul_crossovers", None)   # (a monkeypatch.delattr here would restore the tuned ones at teardown)
+        mul_n.set_crossovers(ctx, None)   # this test's file goes: the next product reads them anew
 
 
 def test_tune_writes_crossovers(tmp_path, monkeypatch):
@@ -177,7 +177,7 @@ def test_tune_writes_crossovers(tmp_path, monkeypatch):
         assert stored["ntt_from_bits_low"] == stored["ntt_from_bits_low_few"] == 1 << 13
         assert mul_n.crossovers(ctx)["ssa_from_bits"] == 1 << 14
     finally:
-        ctx.__dict__.pop("_mul_crossovers", None)   # (a monkeypatch.delattr here would restore the tuned ones at teardown)
+        mul_n.set_crossovers(ctx, None)   # this test's file goes: the next product reads them anew
 
 
 def test_tune_measures_correct_products(tmp_path, monkeypatch):

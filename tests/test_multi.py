@@ -33,6 +33,12 @@ def _vals(rng, n, bits, lo=0):
     return [max(lo, rng.getrandbits(bits)) for _ in range(n)]
 
 
+def _speeds(c, speeds: dict) -> None:
+    """Give context c these tuned speeds (tuned.speed reads them from its profile's "tuned"
+    cache); the test clears that cache after, so c reads its tuning file again."""
+    c.profile.cache("tuned")["speeds"] = speeds
+
+
 def test_context_list_gives_devices(two, ctx):
     assert isinstance(two, Devices) and len(two) == 2 and two.contexts[0] is ctx
     with two:
@@ -84,8 +90,8 @@ def test_every_operation_exact_when_split(two, rng, n):
 
 def test_one_number_runs_on_the_fastest_device(two, rng):
     fast = two.contexts[1]
-    fast._speeds = {"mul": 10.0}
-    two.contexts[0]._speeds = {"mul": 1.0}
+    _speeds(fast, {"mul": 10.0})
+    _speeds(two.contexts[0], {"mul": 1.0})
     try:
         x = rng.getrandbits(5000)
         with two:
@@ -94,12 +100,13 @@ def test_one_number_runs_on_the_fastest_device(two, rng):
         assert p.parts[0][1].ctx is fast
         assert clbig.powmod(3, 10 ** 6, 10 ** 9 + 7) is not None
     finally:
-        del two.contexts[0]._speeds, fast._speeds
+        two.contexts[0].profile.clear("tuned")
+        fast.profile.clear("tuned")
 
 
 def test_split_follows_tuned_speeds(two, rng):
-    two.contexts[0]._speeds = {"mul": 3.0, "add": 1.0}
-    two.contexts[1]._speeds = {"mul": 1.0, "add": 1.0}
+    _speeds(two.contexts[0], {"mul": 3.0, "add": 1.0})
+    _speeds(two.contexts[1], {"mul": 1.0, "add": 1.0})
     try:
         xs, ys = _vals(rng, 40, 200), _vals(rng, 40, 200)
         with two:
@@ -112,7 +119,8 @@ def test_split_follows_tuned_speeds(two, rng):
         assert [e - s for _, s, e in c.placement] == [20, 20]
         assert c.tolist() == p.tolist()
     finally:
-        del two.contexts[0]._speeds, two.contexts[1]._speeds
+        for c in two.contexts:
+            c.profile.clear("tuned")
 
 
 def test_a_device_below_the_least_share_gets_no_rows(two, rng):
@@ -120,8 +128,8 @@ def test_a_device_below_the_least_share_gets_no_rows(two, rng):
     its piece would cost more than it saves (e.g. a CPU beside a GPU)."""
     from clbig.runtime import devices as multi
     slow = multi.MIN_SHARE * 0.9 / (1 - multi.MIN_SHARE * 0.9)     # its share: 0.9 * MIN_SHARE
-    two.contexts[0]._speeds = {"mul": 1.0}
-    two.contexts[1]._speeds = {"mul": slow}
+    _speeds(two.contexts[0], {"mul": 1.0})
+    _speeds(two.contexts[1], {"mul": slow})
     try:
         xs, ys = _vals(rng, 60, 200), _vals(rng, 60, 200)
         with two:
@@ -129,12 +137,13 @@ def test_a_device_below_the_least_share_gets_no_rows(two, rng):
         assert [e - s for _, s, e in p.placement] == [60]
         assert p.placement[0][0] == two.contexts[0].name
         assert p.tolist() == [x * y for x, y in zip(xs, ys)]
-        two.contexts[1]._speeds = {"mul": slow * 1.25}               # 1.1 * MIN_SHARE: kept
+        _speeds(two.contexts[1], {"mul": slow * 1.25})               # 1.1 * MIN_SHARE: kept
         with two:
             p = clbig.mul(xs, ys)
         assert len(p.placement) == 2 and p.tolist() == [x * y for x, y in zip(xs, ys)]
     finally:
-        del two.contexts[0]._speeds, two.contexts[1]._speeds
+        for c in two.contexts:
+            c.profile.clear("tuned")
 
 
 def test_shares_given_to_the_context(ctx, small_ctx_obj, rng):
@@ -172,14 +181,21 @@ def test_bad_shares_raise_before_anything_opens(ctx, small_ctx_obj, shares, erro
         clbig.Context([ctx, small_ctx_obj], shares=shares)
 
 
-def test_many_equal_devices_all_keep_their_share():
+def test_many_equal_devices_all_keep_their_share(ctx):
     """More than 1/MIN_SHARE devices of equal speed: each share is below MIN_SHARE, and all
     of them still take part (none left out, no division by a zero total)."""
     import types
     from clbig.runtime import devices as multi
+    from clbig.runtime.profile import Profile
+
+    def fake():   # a context as Devices.weights sees one: a profile with tuned speeds
+        prof = Profile(ctx.device, ctx.memory, "")
+        prof.cache("tuned")["speeds"] = {"mul": 1.0}
+        return types.SimpleNamespace(profile=prof)
+
     k = int(1 / multi.MIN_SHARE) + 5
     D = object.__new__(multi.Devices)
-    D.contexts = [types.SimpleNamespace(_speeds={"mul": 1.0}) for _ in range(k)]
+    D.contexts = [fake() for _ in range(k)]
     assert D.weights("mul") == pytest.approx([1 / k] * k)
     assert sum(e - s for _, s, e in D.layout(10 * k, "mul")) == 10 * k
 

@@ -10,6 +10,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+import pyopencl as cl
 import pytest
 
 from clbig.runtime import config
@@ -17,10 +18,13 @@ from clbig.runtime import config
 ROOT = Path(__file__).resolve().parent.parent
 LIBRARY = [p for p in (ROOT / "clbig").rglob("*.py")] + [p for p in (ROOT / "kernels_cl").rglob("*") if p.is_file()]
 VAR = re.compile(r"CLBIG_[A-Z0-9_]+")
-# a short name handed to the readers: env("X"), value("X"), var("X"), _loc("X", ...), and the
-# tuples of names that memo keys read (env_values)
+# a short name handed to the runtime's readers: env("X"), value("X"), var("X"), _loc("X", ...)
 READ = re.compile(r"""(?:\benv|\bvalue|\bvar|_loc)\(\s*["']([A-Z0-9_]+)["']""")
-NAME_TUPLE = re.compile(r"""_ENV\s*=\s*\(([^)]*)\)""")
+# a snapshot's attributes, in lower case (ctx.profile.settings or config.settings(), held as
+# `s`, `st` or `settings`: s.mul52_lanes, s.get("mont_one", ...), s.is_set("scan_q"))
+SNAPSHOT = r"(?:\bs|\bst|settings|settings\(\))"
+SNAPSHOT_GET = re.compile(SNAPSHOT + r"""\.(?:get|is_set)\(\s*["']([a-z0-9_]+)["']""")
+ATTRIBUTE = re.compile(SNAPSHOT + r"""\.([a-z][a-z0-9_]*)\b""")
 
 
 def _text(p: Path) -> str:
@@ -32,6 +36,16 @@ def test_only_the_table_spells_the_variables():
     assert spelled == ["clbig/runtime/config.py"], spelled
 
 
+def test_no_setting_read_by_name_above_the_runtime():
+    """Issue 42: the floors above the runtime read settings from their context's profile
+    (ctx.profile.settings), never by name through config.value / env / env_values."""
+    named = re.compile(r"""(?:\bvalue|\benv|\benv_values)\(\s*["'(]""")
+    found = sorted(str(p.relative_to(ROOT)) for p in LIBRARY if p.suffix == ".py"
+                   and "runtime" not in p.relative_to(ROOT).parts and p.name != "__main__.py"
+                   and named.search(_text(p)))
+    assert found == [], found
+
+
 def test_every_name_read_is_in_the_table_and_every_entry_is_read():
     read = set()
     for p in LIBRARY:
@@ -39,8 +53,10 @@ def test_every_name_read_is_in_the_table_and_every_entry_is_read():
             continue
         t = _text(p)
         read |= set(READ.findall(t))
-        for names in NAME_TUPLE.findall(t):
-            read |= set(re.findall(r"""["']([A-Z0-9_]+)["']""", names))
+        read |= {n.upper() for n in SNAPSHOT_GET.findall(t)}
+        # (`s` names other things too: only the table's names count as reads; a misspelt one
+        # is an AttributeError of the snapshot at its first read)
+        read |= {n.upper() for n in ATTRIBUTE.findall(t)} & set(config.SETTINGS)
     assert read, "the pattern of a read found nothing: it no longer matches the code"
     assert sorted(read - set(config.SETTINGS)) == []
     assert sorted(set(config.SETTINGS) - read) == []   # no entry that nothing reads
@@ -151,15 +167,46 @@ def test_a_bad_value_stops_the_operation_that_reads_it(ctx, monkeypatch):
         clbig.gcd([12, 0, 7], [18, 5, 1])
 
 
-def test_watching_notes_the_settings_read(monkeypatch):
+def test_settings_snapshot(monkeypatch):
+    """One snapshot per distinct environment: typed attributes, the table's defaults, a version
+    that changes with any setting and comes back with the same values; a bad value raises where
+    it is read, an unknown name at once."""
+    monkeypatch.delenv("CLBIG_NTT_POINTS", raising=False)
+    monkeypatch.delenv("CLBIG_SCAN_Q", raising=False)
+    base = config.settings()
+    assert base is config.settings() and base.ntt_points is None and base.scan_q == (4, 8, 16, 32)
+    assert base.get("ntt_points", 9) == 9 and not base.is_set("ntt_points")
     monkeypatch.setenv("CLBIG_NTT_POINTS", "256")
-    monkeypatch.delenv("CLBIG_NTT_FIELD", raising=False)
-    seen = {}
-    with config.watching(seen):
-        config.value("NTT_POINTS", 9)
-        config.env_values(("NTT_FIELD",))
-    config.env("NTT_K0")   # after the block: not noted
-    assert seen == {"NTT_POINTS": "256", "NTT_FIELD": None}
+    monkeypatch.setenv("CLBIG_SCAN_Q", " 8,16 ")
+    s = config.settings()
+    assert s.version != base.version and s.ntt_points == 256 and s.get("ntt_points", 9) == 256
+    assert s.scan_q == (8, 16) and s.is_set("scan_q")
+    monkeypatch.setenv("CLBIG_NTT_POINTS", "many")
+    bad = config.settings()
+    assert bad.scan_q == (8, 16)                      # other settings still read
+    with pytest.raises(ValueError, match="CLBIG_NTT_POINTS='many'"):
+        bad.ntt_points
+    monkeypatch.delenv("CLBIG_NTT_POINTS")
+    monkeypatch.delenv("CLBIG_SCAN_Q")
+    assert config.settings() is base                  # the same values: the same version
+    with pytest.raises(AttributeError, match="not a clbig setting"):
+        base.ntt_point
+
+
+def test_profile_caches_and_facts(ctx):
+    """One registry of per-context caches with one way to clear them; facts queried once."""
+    p = ctx.profile
+    assert p.facts.compute_units == int(ctx.device.max_compute_units) >= 1
+    assert p.facts.is_gpu == bool(ctx.device.type & cl.device_type.GPU)
+    assert p.facts.max_alloc <= min(int(ctx.device.max_mem_alloc_size), ctx.memory)
+    made = []
+    assert p.cached("test cache", 1, lambda: made.append(1) or "one") == "one"
+    assert p.cached("test cache", 1, lambda: made.append(2) or "two") == "one" and made == [1]
+    p.clear("test cache")
+    assert p.cache("test cache") == {} and p.cached("test cache", 1, lambda: "again") == "again"
+    p.clear()
+    assert p.cache("test cache") == {}
+    assert "caches" in repr(p) and f"settings v{config.settings().version}" in repr(p)
 
 
 def test_other_mappings():
@@ -191,6 +238,19 @@ def test_info_lists_every_setting():
     assert re.search(r"^CLBIG_DEVICE = -  \(default; str\)$", out, re.MULTILINE)
     assert "BAD: CLBIG_CARRY must be auto, ptx, c or off, not 'fast'" in out
     assert "register pip-installed OpenCL runtimes" in out   # the docs are there
+
+
+def test_successful_builds_are_quiet():
+    """Issue 43 item 4: `info` probes every device's compiler (Intel's CPU runtime logs on
+    success); pyopencl's "Non-empty compiler output" warning is not printed for builds that
+    succeeded, even with every warning shown."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CLBIG_")}
+    env.pop("PYOPENCL_COMPILER_OUTPUT", None)
+    run = subprocess.run([sys.executable, "-W", "always", "-m", "clbig", "info"], capture_output=True,
+                         text=True, env=env, timeout=120, cwd=tempfile.gettempdir())
+    assert run.returncode == 0, run.stderr
+    assert "Default device" in run.stdout
+    assert "Non-empty compiler output" not in run.stderr, run.stderr
 
 
 def test_docs_page_uses_the_table():

@@ -261,7 +261,7 @@ def test_threads_cooperative_fp64_products(ctx, monkeypatch):
     """Threads sharing the context through the cooperative FP64 product (forced: CPUs do not
     take it by default), each with its own operands, full products and low halves."""
     from clbig.mpn import mul_fp64
-    if not mul_fp64.mont52.usable(ctx):
+    if not ctx.profile.facts.exact_fma:
         pytest.skip("the device has no correctly rounded FP64 fma")
     monkeypatch.setenv("CLBIG_MUL52_COOP", "1")
     rng = random.Random(f"{BASE_SEED}:coop")

@@ -98,12 +98,13 @@ with ctx:
             ints = (A, B) if op == "gcd" else (A, Mo)
             y = b if op == "gcd" else m
             mode = "gcd" if op == "gcd" else "inv"
-            store = gcd_n.storage(mode, gcd_n.digits(bits // 32, 0 if op == "gcd" else 1))
+            store = gcd_n.storage(ctx.profile.settings, mode,
+                                  gcd_n.digits(bits // 32, 0 if op == "gcd" else 1))
             t, ok = run_case(op, bits, a, y, ints)
             rate = args.n / t / 1e6
             g = gmpy2_rate(op, ints)
             tgt = TARGET.get((op, bits))
-            cof = f", cof {gcd_n.cofactor_rounds()}" if op == "invert" else ""
+            cof = f", cof {gcd_n.cofactor_rounds(ctx.profile.settings)}" if op == "invert" else ""
             rows.append((op, bits, f"default ({store}, wg {gcd_n.WG}{cof})", t, rate, g, tgt, ok))
             print(f"{op:6s} {bits:5d} bits default ({store}): {t * 1e3:9.2f} ms  {rate:8.3f} M/s  "
                   f"gmpy2 {g:.3f} M/s  target {tgt if tgt else '-'}  {'OK' if ok else 'WRONG'}", flush=True)

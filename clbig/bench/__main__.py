@@ -107,6 +107,12 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--few", action="store_true",
                     help="powmod of a few rows (1 to 64), list to list, auto against the device "
                          "path and gmpy2 on one core and on every core; writes <device>_<date>_few.md")
+    ap.add_argument("--cold", action="store_true",
+                    help="each family's first call in a fresh process with empty kernel caches, "
+                         "with the disk caches warm, and warm, beside gmpy2 on one core; writes "
+                         "<device>_<date>_cold.md and .json")
+    ap.add_argument("--cold-families", default=None,
+                    help="comma-separated subset of the --cold families (default: all)")
     ap.add_argument("--e2e", action="store_true",
                     help="instead of the suite: users' workloads from Python ints or numpy limbs back "
                          "to them (products, divmod, powmod, RSA-CRT, gcd), wall time and its phases, "
@@ -207,6 +213,8 @@ def main(argv=None) -> int:
         return _e2e(args)
     if args.few:
         return _few(args)
+    if args.cold:
+        return _cold(args)
     scale = args.scale if args.scale is not None else (QUICK_SCALE if args.quick else 0)
     max_op_seconds = args.max_op_seconds
     if max_op_seconds is None and args.quick:
@@ -339,6 +347,47 @@ def _few(args) -> int:
         print(md)
         print(f"wrote {base}")
     return rc
+
+
+def _cold(args) -> int:
+    """--cold: first calls per family in fresh processes, printed and written to --out."""
+    import json
+    from datetime import datetime as _dt
+
+    from .cold import FAMILIES, cold_markdown, run_cold
+    fams = FAMILIES
+    if args.cold_families:
+        fams = tuple(f.strip() for f in args.cold_families.split(",") if f.strip())
+        bad = [f for f in fams if f not in FAMILIES]
+        if bad:
+            print(f"clbig.bench: --cold families are {', '.join(FAMILIES)}; not {', '.join(bad)}",
+                  file=sys.stderr)
+            return 2
+    out = args.out or os.path.join(os.getcwd(), _dt.now().strftime("clbig-bench-%Y%m%d-%H%M%S"))
+
+    def said(row):
+        c, d = row["cold"], row["disk"]
+        print(f"  {row['family']}: cold {c.get('first_s', c.get('error'))}, disk "
+              f"{d.get('first_s', d.get('error'))}", flush=True)
+
+    rows = run_cold(fams, device=args.device, progress=said)
+    device = next((r["cold"]["device"] for r in rows if "device" in r["cold"]), "no device")
+    md = cold_markdown(rows, device, f"{_dt.now():%Y-%m-%d}, {os.cpu_count()} host cores")
+    os.makedirs(out, exist_ok=True)
+    base = os.path.join(out, re.sub(r'[^A-Za-z0-9]+', '_', device.split(": ")[-1]).strip('_')
+                        + f"_{_dt.now():%Y%m%d}_cold")
+    with open(base + ".md", "w", encoding="utf-8") as f:
+        f.write(md)
+    with open(base + ".json", "w", encoding="utf-8") as f:
+        json.dump(rows, f, indent=1)
+    print()
+    print(md)
+    print(f"wrote {base}.md")
+    wrong = [r["family"] for r in rows if not (r["cold"].get("exact") and r["disk"].get("exact"))]
+    if wrong:
+        print(f"clbig.bench: WRONG RESULT or failure in {', '.join(wrong)}", file=sys.stderr)
+        return 2
+    return 0
 
 
 def _latency(args) -> int:

@@ -13,6 +13,7 @@ import pyopencl as cl
 
 import clbig
 from clbig.mpz.array import limbs_to_ints
+from clbig.mpz.types import MPZ
 
 from .inputs import LOG2_BATCH_BITS
 from .specs import Mismatch, OpSpec
@@ -145,7 +146,7 @@ def _repeat(once, t_first: float, reps: int, max_op_seconds, deadline: float):
 
 # -- single huge product / division ----------------------------------------------------------------
 def _as_int(v) -> int:
-    if isinstance(v, (int, _MPZ)):
+    if isinstance(v, (int, MPZ)):
         return int(v)
     return int(v[0])  # a BigIntArray of one
 
@@ -188,7 +189,6 @@ def measure_huge(ctx, spec: OpSpec, fn, x: int, y: int, bits: int, *, reps: int,
 
 
 # -- the gmpy2 column ---------------------------------------------------------------------------
-_MPZ = type(gmpy2.mpz(0))
 _HOST_CACHE: dict = {}  # (op, bits, n, seed) -> gmpy2 timing, shared by the devices of one process
 
 

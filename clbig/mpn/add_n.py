@@ -19,6 +19,9 @@ from ..runtime.render import DoesNotFit, kernel, launch, memoized
 CTL_NOT_B, CTL_CIN, CTL_NOT_R, CTL_DROP_B = 1, 2, 4, 8
 
 
+NO_FLAG = 0xFFFFFFFF   # add_serial's flag_limb where no flag is wanted
+
+
 def _flag_params(bits: int, want_flag: bool):
     mr = P.ceil_div(bits, 32)
     top = (1 << (bits % 32)) - 1 if bits % 32 else 0xFFFFFFFF
@@ -27,8 +30,7 @@ def _flag_params(bits: int, want_flag: bool):
     return mr, top, None, 0
 
 
-# Env overrides the plans read (scan_plans' and _rows_plans'): part of the memo key.
-_ENV = ("ADD_ROWS",) + P.SCAN_ENV
+# The settings the plans read (scan_plans' and _rows_plans') are in the memo key by their version.
 # Plans are made for min(n, N_CLASS) instances, so longer batches share one memo entry: n only
 # caps the instances per group (at most 1024) and rows per group (at most the ADD_ROWS setting,
 # reached by n >= 256 * rows), so the plans are the same for any ADD_ROWS up to 256.
@@ -54,12 +56,14 @@ def addsub(ctx, op: str, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits:
     args = (a, np.uint64(sa), b, np.uint64(sb), out.data, flag_buf)
     if serial(ctx):
         _, top, flag_limb, flag_bit = _flag_params(bits, want_flag)
-        k = kernel(ctx, "add_serial.cl.mako", "add_serial", None, OP=op, MA=ma, MB=mb,
-                   MR=mr, TOP_MASK=top, FLAG_LIMB=flag_limb, FLAG_BIT=flag_bit)
+        k = kernel(ctx, "add_serial.cl.mako", "add_serial", None, OP=op)   # widths at run time
         wg = min(SERIAL_WG, ctx.max_items)
-        launch(ctx, k, P.ceil_div(n, wg), wg, *args, np.uint32(n))
+        launch(ctx, k, P.ceil_div(n, wg), wg, *args, np.uint32(n), np.uint32(ma), np.uint32(mb),
+               np.uint32(mr), np.uint32(NO_FLAG if flag_limb is None else flag_limb),
+               np.uint32(flag_bit), np.uint32(top))
     else:
-        key = ("addsub", op, ma, mb, bits, want_flag, sa, sb, min(n, N_CLASS)) + P.env_values(_ENV)
+        key = ("addsub", op, ma, mb, bits, want_flag, sa, sb, min(n, N_CLASS),
+               ctx.profile.settings.version)
         got = memoized(ctx, key, lambda: _choose(ctx, op, ma, mb, bits, want_flag, sa, sb, min(n, N_CLASS)))
         if not got:
             raise RuntimeError(f"no addition kernel fits this device for {max(ma, mb, mr)} limbs")
@@ -83,8 +87,7 @@ SERIAL_WG = 16
 def serial(ctx) -> bool:
     """Whether additions run one item per instance here: CPUs, unless the ADD_SERIAL setting
     says otherwise (1 everywhere, 0 never)."""
-    want = P.value("ADD_SERIAL")
-    return want if want is not None else not P.is_gpu(ctx)
+    return ctx.profile.settings.get("add_serial", not P.is_gpu(ctx))
 
 
 def _choose(ctx, op, ma, mb, bits, want_flag, sa, sb, n):
@@ -130,5 +133,5 @@ def _rows_plans(ctx, m_need, n, ma, mb, mr, sa, sb):
         return [P.Plan("rows", 4 * rows, ipi, 1, chain=True)] if rows <= 16 else []
     ipi = m_need // 4
     ipb = max(1, min(min(256, ctx.max_items) // ipi, n))
-    rows = min(P.value("ADD_ROWS"), P.ceil_div(n, ipb))
+    rows = min(ctx.profile.settings.add_rows, P.ceil_div(n, ipb))
     return [P.Plan("rows", 4 * rows, ipi, ipb, chain=False)]

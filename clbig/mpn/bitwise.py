@@ -56,7 +56,7 @@ def signed(ctx, op: str, a, sa: int, ma: int, b, sb: int, mb: int, n: int, mr: i
     has_a, has_b = na is not None, nb is not None
     sign_out = (has_a and has_b) if op == "and" else (has_a or has_b)
     key = ("bitwise_signed", op, ma, mb, mr, sa % 4 == 0, sb % 4 == 0, has_a, has_b,
-           min(n, ctx.max_items)) + P.env_values(P.SCAN_ENV)
+           min(n, ctx.max_items), ctx.profile.settings.version)
     got = P.one_group(ctx, key, mr, n, lambda pl: kernel(
         ctx, "bitwise_signed.cl.mako", "bitwise_signed", pl.work_group, OP=op, MA=ma, MB=mb, MR=mr,
         Q=pl.Q, IPI=pl.IPI, IPB=pl.IPB, NA=has_a, NB=has_b, SIGN_OUT=sign_out,

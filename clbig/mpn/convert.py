@@ -34,10 +34,14 @@ except ImportError:   # not built: the pure-Python path
     _limbs = None
 
 LIMB_BITS = 32
-_MPZ = type(gmpy2.mpz(0))
+#: gmpy2's mpz type, for isinstance (`gmpy2.mpz` itself is a function in some gmpy2 versions):
+#: the package's one definition, here at the lowest floor that checks for it.
+MPZ = type(gmpy2.mpz(0))
 
-#: Force the pure-Python path (read once, at import; tests set the module attribute).
-PURE = config.value("PURE_PYTHON")
+#: Force the pure-Python path (tests set the module attribute). The PURE_PYTHON setting is read
+#: once, at import, from config.settings() and not from a context's profile: it decides which
+#: implementation of the conversions this module runs, for every context alike.
+PURE = config.settings().pure_python
 _checked: bool | None = None
 
 
@@ -109,7 +113,7 @@ class Scanned:
 # The checks clbig.array has always made, with its messages (mpz.array re-exports them).
 def check_bits(bits, what: str = "bits") -> int:
     """`bits` as an int: TypeError unless an integer (bool is not one), ValueError below 1."""
-    if isinstance(bits, (bool, np.bool_)) or not isinstance(bits, (numbers.Integral, _MPZ)):
+    if isinstance(bits, (bool, np.bool_)) or not isinstance(bits, (numbers.Integral, MPZ)):
         raise TypeError(f"{what} must be a positive integer, got {type(bits).__name__} {bits!r}")
     if bits < 1:
         raise ValueError(f"{what} must be a positive integer, got {bits}")
@@ -117,9 +121,9 @@ def check_bits(bits, what: str = "bits") -> int:
 
 
 def _check_value(i, v):
-    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (numbers.Integral, _MPZ)):
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (numbers.Integral, MPZ)):
         raise TypeError(f"element {i}: expected an integer, got {type(v).__name__} {reprlib.repr(v)}")
-    if not isinstance(v, (int, _MPZ)):
+    if not isinstance(v, (int, MPZ)):
         v = int(v)   # numpy integers and other Integrals; an mpz stays one: converting a
                      # 2^27-bit mpz to int costs ~15 ms and it has bit_length and to_bytes too
     return v
@@ -134,7 +138,7 @@ def scan(values, bits: int | None = None, pure: bool | None = None) -> Scanned:
     if not isinstance(values, (list, tuple)):
         values = list(values)
     if _use_c(pure):
-        need, negs, conv = _limbs.scan(values, _check_value, _MPZ)
+        need, negs, conv = _limbs.scan(values, _check_value, MPZ)
         vals = values if conv is None else conv
         neg = None if negs is None else np.frombuffer(negs, dtype=bool)
         c = True
@@ -242,11 +246,11 @@ def to_ints(limbs, neg=None, mpz: bool = False, pure: bool | None = None) -> lis
     if m == 0:
         arr, m = np.zeros((n, 1), "<u4"), 1
     if _use_c(pure):
-        return _limbs.unpack(arr, n, m, neg, _MPZ if mpz else None)
+        return _limbs.unpack(arr, n, m, neg, MPZ if mpz else None)
     vals = _unpack_py(arr)
     if neg is not None:
         vals = [-v if s else v for v, s in zip(vals, neg.tolist())]
-    return list(map(_MPZ, vals)) if mpz else vals
+    return list(map(MPZ, vals)) if mpz else vals
 
 
 def _unpack_py(arr: np.ndarray) -> list:

@@ -22,31 +22,34 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..runtime import config
 from ..runtime import plan as P
 from ..runtime.render import DoesNotFit, kernel, launch
 
-# The DIVBC_SINGLE, DIVBC_Q and DIVBC_ITEMS settings override these for tuning. A step costs
+# The DIVBC_SINGLE, DIVBC_Q and DIVBC_ITEMS settings override these for tuning (SINGLE_MAX and
+# ITEMS are those settings' defaults in the settings table, read back here). A step costs
 # each work-item Q multiply-adds plus a fixed part (the barrier, the exchange, the top item's
 # estimate): larger Q amortizes that part, up to what the registers hold (2Q limbs and the
 # unrolled chains). H100, 2026-11-22 (python -m clbig.bench --ops div, 2^32-bit batches):
 # 2^11 bits (33-limb window) 6844 us alone in one work-item, 5168 us as 2 x 17 limbs, 5062 as
 # 4 x 9; 2^13 bits (129 limbs) 6878 us as 4 x 33, 7459 as 8 x 17, 9771 as 16 x 9.
-SINGLE_MAX = 16   # window limbs one work-item holds alone
+SINGLE_MAX = config.SETTINGS["DIVBC_SINGLE"].default   # 16 window limbs one work-item holds alone
 Q_SMALL = 17      # window limbs per work-item for windows of up to 4 * Q_SMALL limbs
 Q_MAX = 33        # window limbs per work-item when C > 1: the window of a divisor of 2^k
                   # limbs (2^k + 1) then splits into 2^(k-5) items or just under, which fill
                   # whole SIMD groups on GPUs where 32 would give 2^(k-5) + 1 (17, 129 items)
 Q_MIN = 8         # the one-barrier step needs Q >= 6 (see the kernel)
-ITEMS = 64        # work-items per group aimed at (several instances per group when C is small)
+# 64 work-items per group aimed at (several instances per group when C is small)
+ITEMS = config.SETTINGS["DIVBC_ITEMS"].default
 
 
-def shape(mv: int):
+def shape(ctx, mv: int):
     """(K, Q, C) for divisors of mv limbs: normalized length, limbs per item, items per instance."""
     k0 = max(mv, 2)
-    single = P.value("DIVBC_SINGLE", SINGLE_MAX)
-    if k0 + 1 <= single:
+    s = ctx.profile.settings
+    if k0 + 1 <= s.divbc_single:
         return k0, k0 + 1, 1
-    q_max = max(Q_MIN, P.value("DIVBC_Q", Q_SMALL if k0 + 1 <= 4 * Q_SMALL else Q_MAX))
+    q_max = max(Q_MIN, s.get("divbc_q", Q_SMALL if k0 + 1 <= 4 * Q_SMALL else Q_MAX))
     c = P.ceil_div(k0 + 1, q_max)
     q = max(Q_MIN, P.ceil_div(k0 + 1, c))
     return c * q - 1, q, c
@@ -64,16 +67,16 @@ def _stage(ctx) -> bool:
     """Rows staged in local memory for one item per instance: on GPUs (coalescing; H200, see
     the kernel), not on CPUs, whose caches serve a work-item's row walk as they are;
     the DIVBC_STAGE setting (0 / 1) forces either (tests reach both paths on any device)."""
-    return P.value("DIVBC_STAGE", P.is_gpu(ctx))
+    return ctx.profile.settings.get("divbc_stage", P.is_gpu(ctx))
 
 
 def plans(ctx, mv: int, n: int, mu: int = 0):
     """Launch parameters (K, Q, C, IPB, STAGE, MU, MV), fastest first; none when an instance
     cannot fit. mu: the dividend's limbs (the staged kernels are built per mu and mv)."""
-    k, q, c = shape(mv)
+    k, q, c = shape(ctx, mv)
     if c > ctx.max_items or _local_bytes(c, 1) > ctx.local_mem:
         return
-    items = P.value("DIVBC_ITEMS", ITEMS)
+    items = ctx.profile.settings.divbc_items
     fit = max(1, min(items, ctx.max_items) // c)
     top = 1 << (fit.bit_length() - 1)         # powers of two: few builds
     if c > 1:   # a padding instance costs a whole instance's work there (it must meet barriers)

@@ -88,7 +88,6 @@ mv+1 limbs of q*v (plus a borrow check) instead of full products; (c) one diviso
 from __future__ import annotations
 
 import functools
-import weakref
 
 import numpy as np
 import pyopencl.array as cla
@@ -226,12 +225,12 @@ def _inv_init(ctx, v2: cla.Array, n: int) -> cla.Array:
     return out
 
 
-_consts: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+# Constant rows live in the context's "div constants" cache (its profile's), made once each.
 
 
 def _const(ctx, value: int, m: int) -> cla.Array:
     """A one-row device array holding value in m limbs (broadcast it with stride 0)."""
-    cache = _consts.setdefault(ctx, {})
+    cache = ctx.profile.cache("div constants")
     key = (value, m)
     if key not in cache:
         host = np.frombuffer(value.to_bytes(4 * m, "little"), dtype="<u4").astype(np.uint32).reshape(1, m)
@@ -241,7 +240,7 @@ def _const(ctx, value: int, m: int) -> cla.Array:
 
 def _const_u32(ctx, value: int) -> cla.Array:
     """A one-element uint32 device array (a broadcast bit length)."""
-    cache = _consts.setdefault(ctx, {})
+    cache = ctx.profile.cache("div constants")
     key = ("u32", value)
     if key not in cache:
         cache[key] = replay.persistent(ctx, ctx.to_device(np.array([value], np.uint32)))
@@ -251,7 +250,7 @@ def _const_u32(ctx, value: int) -> cla.Array:
 def _base_power(ctx, p: int) -> cla.Array:
     """B^p in p + 1 limbs, one row. Made from limbs, not through _const: hashing and
     converting the int 1 << 32p costs milliseconds per call at millions of bits."""
-    cache = _consts.setdefault(ctx, {})
+    cache = ctx.profile.cache("div constants")
     key = ("B^p", p)
     if key not in cache:
         host = np.zeros((1, p + 1), np.uint32)
@@ -275,9 +274,11 @@ def _limb_shift(ctx, x: cla.Array, n: int, limbs: int, left: bool, mr: int) -> c
 
 # -- the inverse ------------------------------------------------------------------------------
 def _planner_state(ctx):
-    """What the products' planners read beyond sizes and settings (tests patch them)."""
+    """What the products' planners read beyond sizes and settings (tests patch them): the
+    fields' limits, SSA's memory limits, and the crossovers auto multiplies by (their content:
+    a test or a tuning run that changes them gets recordings of its own)."""
     return (tuple([f.max_log for f in mul_ntt.FIELDS.values()]), mul_ssa._limits,
-            id(ctx.__dict__.get("_mul_crossovers")))
+            mul_n.crossovers_key(ctx))
 
 
 # Newton's iteration is straight-line (no host reads): after the first division by divisors of
@@ -340,8 +341,10 @@ def _tail(ctx, z: cla.Array, p: int, w: cla.Array, j: int, J: int, nv: int) -> c
 def _tail_plan(ctx, p: int, width: int, sw: int, j: int, J: int, n: int):
     """(plan, kernels) of newton_tail for these sizes, memoized; False where none fits, or
     with the DIV_TAIL setting parts (tests, measurements)."""
-    ml, parts = 2 * j + 1, P.value("DIV_TAIL") == "parts"
-    key = ("newton_tail", p, width, sw, j, J, min(n, ctx.max_items), parts) + P.env_values(P.SCAN_ENV)
+    s = ctx.profile.settings
+    ml, parts = 2 * j + 1, s.div_tail == "parts"
+    # the settings' version: scan_plans' settings take effect when changed
+    key = ("newton_tail", p, width, sw, j, J, min(n, ctx.max_items), parts, s.version)
 
     def choose():
         if parts:
@@ -496,7 +499,7 @@ def divmod(ctx, u, su: int, mu: int, v, sv: int, mv: int, n: int, *, algorithm: 
 
 
 def _no_basecase(ctx, mv: int) -> str:
-    _, q, c = div_basecase.shape(mv)
+    _, q, c = div_basecase.shape(ctx, mv)
     return (f"basecase division cannot run on {ctx.name} for divisors of {mv} limbs: it needs "
             f"{c} work-items of {q} limbs per work-group, the device allows {ctx.max_items} "
             f"(use algorithm='newton' or 'auto')")

@@ -27,20 +27,22 @@ import functools
 
 import numpy as np
 
-from ..runtime import kernel_check
+from ..runtime import config, kernel_check
 from ..runtime import plan as P
 from ..runtime.render import DoesNotFit, kernel, largest_fitting, launch
 from . import gcd_check
 
 DIG = 30                 # bits per digit in the kernel
-WG = 64                  # work-items per group aimed at (one instance each); GCD_WG overrides
+# work-items per group aimed at (one instance each): the GCD_WG setting's default
+WG = config.SETTINGS["GCD_WG"].default
 # Private arrays up to this many words per work-item (16 KiB: the inverse's five vectors to
 # ~24000 bits), else the global scratch. H200, 2026-11-24 (bench/results/gcd-h200-2026-11-24b.log,
 # 100,000 instances): private wins the gcd at 1024..8192 bits by 5-23% and the inverse by 12%
 # (1024 bits) to 70% (8192); on PoCL the global scratch is many times slower (strided rows of
 # one work-item's loop).
 PRIVATE_WORDS = 4096
-COF = 2                  # rounds whose matrices are multiplied before the cofactor update
+# rounds whose matrices are multiplied before the cofactor update: the GCD_COF setting's default
+COF = int(config.SETTINGS["GCD_COF"].default)
 
 OK, FAIL, EVEN, ZERO = 1, 2, 4, 8
 
@@ -51,18 +53,17 @@ def digits(limbs: int, spare: int = 0) -> int:
     return max(2, P.ceil_div(32 * limbs + spare, DIG))
 
 
-def cofactor_rounds() -> int:
-    """Rounds per cofactor update of the inverse (the GCD_COF setting, 1|2, overrides): 2 halves the
-    passes over the cofactors (H200, bench/results/gcd-h200-2026-11-24b.log)."""
-    forced = P.value("GCD_COF")
-    return int(forced) if forced else COF
+def cofactor_rounds(s: config.Settings) -> int:
+    """Rounds per cofactor update of the inverse under settings `s` (the GCD_COF setting, 1|2,
+    default COF): 2 halves the passes over the cofactors (H200,
+    bench/results/gcd-h200-2026-11-24b.log)."""
+    return int(s.gcd_cof)
 
 
-def storage(mode: str, m: int) -> str:
-    forced = P.value("GCD_STORE")
-    if forced:
-        return forced
-    return "private" if _vectors(mode) * m <= PRIVATE_WORDS else "global"
+def storage(s: config.Settings, mode: str, m: int) -> str:
+    """Where the kernels of `mode` keep m digits per vector under settings `s` (the GCD_STORE
+    setting, else private up to PRIVATE_WORDS words per work-item)."""
+    return s.get("gcd_store", "private" if _vectors(mode) * m <= PRIVATE_WORDS else "global")
 
 
 def _vectors(mode: str) -> int:
@@ -83,11 +84,12 @@ def _plan(ctx, mode: str, m: int, store: str):
     """(kernel, wg, store) whose known answers are right on this device (clbig/runtime/kernel_check.py,
     issue #33: Intel's CPU runtime miscompiled the private storage): the storage asked for,
     else the global one; KernelFault where none is right."""
-    wg0 = P.value("GCD_WG", WG)
-    cof = cofactor_rounds() if mode == "inv" else 0
+    s = ctx.profile.settings
+    wg0 = s.gcd_wg
+    cof = cofactor_rounds(s) if mode == "inv" else 0
     stores = [store] + (["global"] if store == "private" else [])
-    cands = [(f"{s} storage", functools.partial(_build, ctx, mode, m, s, wg0, cof),
-              functools.partial(_known_answers, ctx, mode, m)) for s in stores]
+    cands = [(f"{st} storage", functools.partial(_build, ctx, mode, m, st, wg0, cof),
+              functools.partial(_known_answers, ctx, mode, m)) for st in stores]
     family = "gcd" if mode == "gcd" else "invert"
     return kernel_check.checked(ctx, (family, f"M={m} digits", store, wg0, cof), cands)
 
@@ -130,7 +132,7 @@ def gcd(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, mr: int, cap: int
     length fits `cap` (where it is clear, that row of out is not written), bit 1 where the
     round limit was exceeded (a bug), rounds << 8."""
     m = digits(max(ma, mb))
-    store = store or storage("gcd", m)
+    store = store or storage(ctx.profile.settings, "gcd", m)
     out = ctx.empty((n, mr), np.uint32)
     stat = _run(ctx, "gcd", n, m, store,
                 (a, np.uint64(sa), np.uint32(ma), b, np.uint64(sb), np.uint32(mb)),
@@ -146,7 +148,7 @@ def invert(ctx, a, sa: int, ma: int, w, sw: int, mw: int, n: int, store=None):
     if ma > mw:
         raise ValueError(f"invert: a has {ma} limbs, more than the modulus' {mw}")
     m = digits(mw, spare=1)               # the lazy cofactors reach 2w
-    store = store or storage("inv", m)
+    store = store or storage(ctx.profile.settings, "inv", m)
     out = ctx.empty((n, mw), np.uint32)
     stat = _run(ctx, "inv", n, m, store,
                 (a, np.uint64(sa), np.uint32(ma), w, np.uint64(sw), np.uint32(mw)), out, ())

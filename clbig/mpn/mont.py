@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..runtime import config
 from ..runtime import plan as P
 from ..runtime.render import DoesNotFit, kernel, launch
 
@@ -31,10 +32,11 @@ from ..runtime.render import DoesNotFit, kernel, launch
 # 0.74 as 8 x 8); from 4096 bits the fewest items of the most limbs win (2 x 64: 0.209 M/s,
 # 4 x 32: 0.196, 8 x 16: 0.186; 8192 bits 4 x 64: 0.0521, 8 x 32: 0.0499, 16 x 16: 0.0462):
 # fewer barriers per product (bench/results/modular-h200-2026-11-24b.log).
-ONE_MAX = 64      # limbs one work-item holds alone
+ONE_MAX = config.SETTINGS["MONT_ONE"].default   # 64 limbs one work-item holds alone
 Q_COOP = (64, 32, 16, 8)   # limbs per item when C > 1, the first that keeps C within ITEMS
 Q_COOP_SMALL = (32, 16, 8)   # the same below the fill (see FILL)
-ITEMS = 64        # work-items per group aimed at (128 measured the same at 1024 bits)
+# work-items per group aimed at, 64 (128 measured the same at 1024 bits)
+ITEMS = config.SETTINGS["MONT_ITEMS"].default
 # A batch too small to fill a GPU with one item per instance spreads each instance over more
 # items (the MONT_FILL setting overrides; 0 never): one item per instance while n >= FILL per
 # compute unit, else the most items (a power of two) of at least Q_SMALL limbs, and beyond
@@ -65,21 +67,21 @@ BLOC_MIN = 64
 # modulus for the batch 1024 bits 4.03 M/s staged against 3.87, 2048 bits 0.910 against 0.886;
 # 4096 bits (C = 2) 0.192 against 0.208, so not there; exponents staged: within 1% either way.
 MSHARED_C1 = 1
-ESHARED = 1
+ESHARED = config.SETTINGS["MONT_ESHARED"].default   # True
 
 
-def _fill(ctx) -> int:
+def _fill(ctx, s) -> int:
     default = FILL if P.is_gpu(ctx) else 0
-    return P.value("MONT_FILL", default) * int(ctx.device.max_compute_units)
+    return s.get("mont_fill", default) * ctx.profile.facts.compute_units
 
 
 def shape(ctx, nm: int, n: int | None = None):
     """(Q, C) for n instances (None: a large batch) of moduli of nm limbs, or None when an
     instance cannot fit a work-group."""
-    one = P.value("MONT_ONE", ONE_MAX)
-    items = P.value("MONT_ITEMS", ITEMS)
-    if nm <= one:
-        fill = _fill(ctx) if n is not None else 0
+    s = ctx.profile.settings
+    items = s.mont_items
+    if nm <= s.mont_one:
+        fill = _fill(ctx, s) if n is not None else 0
         if n is None or n >= fill or nm < 2 * Q_SMALL:
             return nm, 1
         c = 2
@@ -89,7 +91,7 @@ def shape(ctx, nm: int, n: int | None = None):
         if _local_bytes(q, c, 1, True) <= ctx.local_mem:
             return q, c
         return nm, 1
-    qs = P.value("MONT_Q", Q_COOP if n is None or n >= _fill(ctx) else Q_COOP_SMALL)
+    qs = s.get("mont_q", Q_COOP if n is None or n >= _fill(ctx, s) else Q_COOP_SMALL)
     for q in qs:
         c = P.ceil_div(nm, q)
         if c <= min(items, ctx.max_items) or q == qs[-1]:
@@ -102,8 +104,9 @@ def shape(ctx, nm: int, n: int | None = None):
     return q, c
 
 
-def _loc(name: str, q: int, c: int, least: int) -> bool:
-    return P.value(name, c == 1 and q >= least)
+def _loc(forced: bool | None, q: int, c: int, least: int) -> bool:
+    """MLOC / BLOC: the setting where set, else for one item of at least `least` limbs."""
+    return c == 1 and q >= least if forced is None else forced
 
 
 def _local_bytes(q: int, c: int, ipb: int, pow2: bool, rows: int = 0, extra: int = 0) -> int:
@@ -123,10 +126,10 @@ def plan(ctx, nm: int, n: int, pow2: bool = False):
     if sh is None:
         return None
     q, c = sh
-    mloc = not pow2 and _loc("MONT_MLOC", q, c, MLOC_MIN)
-    bloc = _loc("MONT_BLOC", q, c, BLOC_MIN)
-    items = P.value("MONT_ITEMS", ITEMS)
-    ipb = max(1, min(items, ctx.max_items) // c)
+    s = ctx.profile.settings
+    mloc = not pow2 and _loc(s.mont_mloc, q, c, MLOC_MIN)
+    bloc = _loc(s.mont_bloc, q, c, BLOC_MIN)
+    ipb = max(1, min(s.mont_items, ctx.max_items) // c)
     ipb = min(ipb, P.next_pow2(max(n, 1)))
     while ipb > 1 and _local_bytes(q, c, ipb, pow2, mloc + bloc) > ctx.local_mem:
         ipb //= 2
@@ -143,12 +146,13 @@ def _staged(ctx, pl: dict, sm: int, se: int | None, me: int, pow2: bool) -> dict
     plan's own arrays stays where it was (registers / global memory)."""
     q, c, ipb = pl["Q"], pl["C"], pl["IPB"]
     pl = dict(pl, MSH=False, ESH="global")
-    if not pow2 and sm == 0 and P.value("MONT_MSHARED", bool(MSHARED_C1) and c == 1):
+    s = ctx.profile.settings
+    if not pow2 and sm == 0 and s.get("mont_mshared", bool(MSHARED_C1) and c == 1):
         words = c * (q | 1)     # chunks at an odd pitch (mont.cl.mako's QP)
         if _local_bytes(q, c, ipb, pow2, pl["BLOC"], words) <= ctx.local_mem:
             pl.update(MSH=True, MLOC=False)
     used = _local_bytes(q, c, ipb, pow2, pl["MLOC"] + pl["BLOC"], c * (q | 1) if pl["MSH"] else 0)
-    if se is not None and P.value("MONT_ESHARED", bool(ESHARED)):
+    if se is not None and s.mont_eshared:
         # C == 1 with per-instance exponents stays global: each item reads only its own words
         esh, words = ("one", me) if se == 0 else ("each", ipb * (me | 1)) if c > 1 else ("global", 0)
         if words and used + P.WORD * words <= ctx.local_mem:
@@ -196,9 +200,10 @@ def powmod(ctx, pl, a, sa, ma, e, se, me, m, sm, nm, r2, sr2, n, pow2=False, w=N
     if n == 0:
         return out
     pl = _staged(ctx, pl, sm, se, me, pow2)
-    w = w or P.value("MONT_W") or window(32 * me)
+    s = ctx.profile.settings
+    w = w or s.mont_w or window(32 * me)
     shared_e = se == 0
-    sqr = pl["C"] == 1 and not pow2 and P.value("MONT_SQR", pl["NP"] <= SQR_MAX)
+    sqr = pl["C"] == 1 and not pow2 and s.get("mont_sqr", pl["NP"] <= SQR_MAX)
     k, wg = _build(ctx, pl, "powmod", NM=nm, MA=ma, MB=0, ME=me, W=w, SHARED_E=shared_e,
                    POW2=bool(pow2), SQR=sqr)
     groups = P.ceil_div(n, pl["IPB"])

@@ -9,13 +9,14 @@ Residues are N digits of 51 bits with R = 2^(51 N) > 4m (`digits`), so R^2 mod m
 Why a second kernel: Emmart, Zheng & Weems (ARITH 2018) form 52-bit digit products with two
 FP64 fma and sum them as 64-bit integers, 20-34% faster than the best integer code at 2048 to
 4096 bits on GPUs whose FP64 pipe is as wide as their int32 one (as an H100's is). It needs a
-device with double precision (`usable`) and pays off only where FP64 is fast (`wanted`).
+device with double precision and a correctly rounded fma (the profile's `exact_fma`) and pays
+off only where FP64 is fast (its `fast_fp64`: `wanted`).
 """
 from __future__ import annotations
 
 import numpy as np
-import pyopencl as cl
 
+from ..runtime import config
 from ..runtime import plan as P
 from ..runtime.render import DoesNotFit, kernel, largest_fitting, launch
 
@@ -30,7 +31,7 @@ ITEMS = 64        # work-items per group aimed at (the MONT52_ITEMS setting over
 # (0.039-0.116 M/s against 0.209 for the int32 kernel). CPUs keep m in registers: PoCL on this
 # CI machine, 2048 bits, 128 instances: 5.5 K/s against 3.6 with MLOC (int32: 0.9).
 REG_MAX = 24
-N_MAX = 48
+N_MAX = config.SETTINGS["MONT52_NMAX"].default   # 48
 # Beyond N_MAX digits and up to COOP_MAX, powmod on GPUs and CPUs spreads an instance over C items of
 # at most S_MAX digits (mont52_coop.cl.mako: one barrier per row of a product; the MONT52_COOP
 # (0/1) and MONT52_SMAX settings override), each item's digits of m in registers up to COOP_MREG
@@ -82,13 +83,13 @@ SQR_S_MAX = 12
 SQR_FROM = 16
 COOP_MAX = 192
 CPU_ITEMS = 16
-COOP_MREG = 24
-COOP_REGS = 168
+COOP_MREG = config.SETTINGS["MONT52_COOP_MREG"].default   # 24
+COOP_REGS = config.SETTINGS["MONT52_COOP_REGS"].default   # 168
 # GPUs take this kernel from FILL instances per compute unit (one work-item each). H200 (132
 # units), 512-bit exponents, FP64 against int32 (which spreads small batches over items):
 # 1024 bits n = 3000 0.75x, 8000 1.00x, 16000 1.70x, 33000 2.05x; 2048 bits 0.53x, 0.90x,
 # 1.69x, 1.82x.
-FILL = 80
+FILL = config.SETTINGS["MONT52_FILL"].default   # 80
 # Squares by mont52_sqr (unrolled, N(N+1)/2 + N^2 products against 2 N^2) up to SQR_MAX digits
 # on GPUs (the MONT52_SQR_MAX setting overrides; 0: never): its code grows as N^2. H200, 512-bit
 # exponents: 1024 bits (N = 21) 5.68 M/s against 5.10 by mont52_mul; 2048 bits (N = 41) 0.10
@@ -107,46 +108,25 @@ def digits(nm: int) -> int:
     return P.ceil_div(32 * nm + 2, D)
 
 
-def usable(ctx) -> bool:
-    """The device has double precision with a correctly rounded fma."""
-    cfg = int(getattr(ctx.device, "double_fp_config", 0) or 0)
-    return bool(cfg & cl.device_fp_config.FMA)
-
-
-# GPUs whose FP64 pipe runs at half the FP32 rate (vendors' data sheets); on others (1/16 to
-# 1/64 rate: consumer GPUs) the int32 kernel stays. NVIDIA by compute capability (P100, V100,
-# A100, H100/H200, B200), AMD Instinct by gfx name (MI100, MI200, MI300), Intel's Max series.
-NV_FAST = {(6, 0), (7, 0), (8, 0), (9, 0), (10, 0)}
-AMD_FAST = ("gfx908", "gfx90a", "gfx940", "gfx941", "gfx942")
-
-
-def fast_fp64(ctx) -> bool:
-    dev = ctx.device
-    if dev.type & cl.device_type.CPU:
-        return True
-    cc = None
-    if "cl_nv_device_attribute_query" in dev.extensions:
-        cc = (dev.compute_capability_major_nv, dev.compute_capability_minor_nv)
-    name = dev.name.lower()
-    return cc in NV_FAST or name.startswith(AMD_FAST) or "data center gpu max" in name
-
-
 def wanted(ctx, nm: int, n: int) -> bool:
     """Whether powmod / mulmod of n instances of nm-limb moduli take this kernel:
-    the MONT_FP64 setting (0/1) decides where set; else devices with fast FP64 (fast_fp64), on GPUs
-    from FILL instances per compute unit (the MONT52_FILL setting overrides): smaller batches fill
-    the GPU better with the int32 kernel's instances spread over several items. Measured (H200,
+    the MONT_FP64 setting (0/1) decides where set; else devices with an exact fma and fast FP64
+    (the profile's facts: on GPUs only those with half-rate FP64, profile.NV_FAST_FP64 and
+    AMD_FAST_FP64), on GPUs from FILL instances per compute unit (the MONT52_FILL setting
+    overrides): smaller batches fill the GPU better with the int32 kernel's instances spread
+    over several items. Measured (H200,
     2026-11-24, 512-bit exponents, bench/README.md): 100000 instances, 1024 bits 5.68 M/s
     against 3.90 (int32), 2048 bits 1.35 against 0.89, 4096 bits 0.05-0.12 against 0.21 (N = 81
     digits spill; N_MAX keeps them on int32); PoCL on this CI machine's CPU, 1024 bits 12.5
     K/s against 3.2, 2048 bits 5.5 against 0.9."""
-    forced = P.value("MONT_FP64")
-    if forced is not None:
-        return forced
-    if not usable(ctx) or not fast_fp64(ctx):
+    s = ctx.profile.settings
+    if s.mont_fp64 is not None:
+        return s.mont_fp64
+    f = ctx.profile.facts
+    if not f.exact_fma or not f.fast_fp64:
         return False
-    if P.is_gpu(ctx):
-        return n >= P.value("MONT52_FILL", FILL) * int(ctx.device.max_compute_units)
+    if f.is_gpu:
+        return n >= s.mont52_fill * f.compute_units
     return True
 
 
@@ -155,13 +135,14 @@ def plan(ctx, nm: int, n: int, coop: bool = False):
     kernel does not apply (no FP64, too many digits, local memory too small). C = 1: one item
     per instance (mont52.cl.mako); coop (powmod only): beyond N_MAX digits C items of S digits
     (mont52_coop.cl.mako), where wanted_coop says so."""
-    if not usable(ctx):
+    if not ctx.profile.facts.exact_fma:
         return None
+    s = ctx.profile.settings
     N = digits(nm)
-    if N > P.value("MONT52_NMAX", N_MAX):
-        return _plan_coop(ctx, N, n) if coop else None
-    mloc = P.value("MONT52_MLOC", P.is_gpu(ctx) and N > REG_MAX)
-    wg = min(_items(), ctx.max_items, P.next_pow2(max(n, 1)))
+    if N > s.mont52_nmax:
+        return _plan_coop(ctx, s, N, n) if coop else None
+    mloc = s.get("mont52_mloc", P.is_gpu(ctx) and N > REG_MAX)
+    wg = min(s.get("mont52_items", ITEMS), ctx.max_items, P.next_pow2(max(n, 1)))
     while wg > 1 and _local_bytes(N, wg, mloc) > ctx.local_mem:
         wg //= 2
     if _local_bytes(N, wg, mloc) > ctx.local_mem:
@@ -169,25 +150,25 @@ def plan(ctx, nm: int, n: int, coop: bool = False):
     return dict(N=N, WG=wg, MLOC=mloc, C=1, S=N, IPB=wg)
 
 
-def _plan_coop(ctx, N: int, n: int):
+def _plan_coop(ctx, s, N: int, n: int):
     """C items of S digits per instance, IPB instances a group: C the least power of two with
     S <= S_MAX; on GPUs where that S passes SQR_FROM, squares by mont52_sqr_coop (SQR; N = C*S even)
     with C from the three least that give S <= SQR_S_MAX, the one with the fewest digits.
-    The MONT52_SMAX, MONT52_COOP_SQR (0/1) and MONT52_COOP_C settings override."""
-    s_env = P.value("MONT52_SMAX", 0)
+    The MONT52_SMAX, MONT52_COOP_SQR (0/1) and MONT52_COOP_C settings (s) override."""
+    gpu = P.is_gpu(ctx)
+    smax = s.mont52_smax   # None or 0: S_MAX, SQR_S_MAX
     c = 2
-    while P.ceil_div(N, c) > (s_env or S_MAX):
+    while P.ceil_div(N, c) > (smax or S_MAX):
         c *= 2
-    forced = P.value("MONT52_COOP_SQR")
-    sqr = forced if forced is not None else P.is_gpu(ctx) and P.ceil_div(N, c) > SQR_FROM
+    sqr = s.get("mont52_coop_sqr", gpu and P.ceil_div(N, c) > SQR_FROM)
     if sqr:
-        c0 = max(2, P.ceil_div(N, s_env or SQR_S_MAX))
+        c0 = max(2, P.ceil_div(N, smax or SQR_S_MAX))
         c = min(range(c0, c0 + 3), key=lambda c: (c * _square_digits(N, c), c))
-    c = P.value("MONT52_COOP_C", c)
+    c = s.get("mont52_coop_c", c)
     S = _square_digits(N, c) if sqr else max(2, P.ceil_div(N, c))
-    ipb = max(1, min(_items(ITEMS if P.is_gpu(ctx) else CPU_ITEMS), ctx.max_items) // c)
+    ipb = max(1, min(s.get("mont52_items", ITEMS if gpu else CPU_ITEMS), ctx.max_items) // c)
     ipb = min(ipb, P.next_pow2(max(n, 1)))
-    mreg = S <= P.value("MONT52_COOP_MREG", COOP_MREG)
+    mreg = S <= s.mont52_coop_mreg
     while ipb > 1 and _coop_bytes(c * S, S, c, ipb, mreg) > ctx.local_mem:
         ipb //= 2
     if c > ctx.max_items or _coop_bytes(c * S, S, c, ipb, mreg) > ctx.local_mem:
@@ -199,10 +180,6 @@ def _square_digits(N: int, c: int) -> int:
     """S for the squares' plan: the fewest digits S >= 2 per item of c that hold N, C*S even."""
     S = max(2, P.ceil_div(N, c))
     return S + (c * S) % 2
-
-
-def _items(default: int = ITEMS) -> int:
-    return P.value("MONT52_ITEMS", default)
 
 
 def _coop_bytes(N: int, S: int, c: int, ipb: int, mreg: bool) -> int:
@@ -222,10 +199,7 @@ def wanted_coop(ctx, nm: int, n: int) -> bool:
     32-128 instances, 512-bit exponents: 2560 bits 1728/s against 422 by the int32 kernel,
     3072 bits 1357 against 271, 4096 bits 890 against 134, 8192 bits 209 against 67; gmpy2
     on one core 1221 / 862 / 486 / 184)."""
-    forced = P.value("MONT52_COOP")
-    if forced is not None:
-        return forced
-    return digits(nm) <= COOP_MAX
+    return ctx.profile.settings.get("mont52_coop", digits(nm) <= COOP_MAX)
 
 
 def rbits(pl) -> int:
@@ -238,11 +212,11 @@ def fit(pl) -> int:
     return D * pl["N"] // 32
 
 
-def _msh(pl, sm: int) -> bool:
+def _msh(s, pl, sm: int) -> bool:
     """One modulus for the batch (sm == 0), one item per instance: its digits staged once per
     group in local memory where m would live in local memory anyway (MLOC: GPUs beyond REG_MAX
     digits; the MONT52_MSHARED setting, 0/1, decides where set)."""
-    return pl["C"] == 1 and sm == 0 and P.value("MONT52_MSHARED", bool(pl["MLOC"]))
+    return pl["C"] == 1 and sm == 0 and s.get("mont52_mshared", bool(pl["MLOC"]))
 
 
 def _build(ctx, pl, template, name, **params):
@@ -268,7 +242,7 @@ def mulmod(ctx, pl, a, sa, ma, b, sb, mb, m, sm, nm, r2, sr2, n):
         return out
     pl = dict(pl)
     k = _build(ctx, pl, "mont52.cl.mako", "mulmod52", KERNEL="mulmod", NM=nm, MA=ma, MB=mb, ME=0, W=1,
-               SQR=False, MSH=_msh(pl, sm))
+               SQR=False, MSH=_msh(ctx.profile.settings, pl, sm))
     launch(ctx, k, P.ceil_div(n, pl["WG"]), pl["WG"], a, np.uint64(sa), b, np.uint64(sb), m,
            np.uint64(sm), r2, np.uint64(sr2), out.data, np.uint32(n))
     return out
@@ -282,15 +256,15 @@ def powmod(ctx, pl, a, sa, ma, e, se, me, m, sm, nm, r2, sr2, n, w=None):
     if n == 0:
         return out
     pl = dict(pl)
-    w = w or P.value("MONT_W") or window(32 * me)
+    s = ctx.profile.settings
+    w = w or s.mont_w or window(32 * me)
     if pl["C"] > 1:
         k = _build(ctx, pl, "mont52_coop.cl.mako", "powmod52c", NM=nm, MA=ma, ME=me, W=w,
-                   MREG=not pl["MLOC"], MAXREG=P.value("MONT52_COOP_REGS", COOP_REGS),
-                   SQR=pl["SQR"])
+                   MREG=not pl["MLOC"], MAXREG=s.mont52_coop_regs, SQR=pl["SQR"])
     else:
-        sqr = pl["N"] <= P.value("MONT52_SQR_MAX", SQR_MAX if P.is_gpu(ctx) else 0)
+        sqr = pl["N"] <= s.get("mont52_sqr_max", SQR_MAX if P.is_gpu(ctx) else 0)
         k = _build(ctx, pl, "mont52.cl.mako", "powmod52", KERNEL="powmod", NM=nm, MA=ma, MB=0, ME=me,
-                   W=w, SQR=sqr, MSH=_msh(pl, sm))
+                   W=w, SQR=sqr, MSH=_msh(s, pl, sm))
     groups = P.ceil_div(n, pl["IPB"])
     inst = groups * pl["IPB"]
     tab = ctx.buffer(8 * inst * pl["N"] << w)

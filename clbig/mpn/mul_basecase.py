@@ -13,7 +13,9 @@ from ..runtime import plan as P
 from ..runtime.render import DoesNotFit, kernel, largest_fitting, launch
 
 
-def _q_options(mr: int, carry: str = "", square: bool = False, few: bool = False):
+def _q_options(s, mr: int, carry: str = "", square: bool = False, few: bool = False):
+    """Limbs per work-item to try, best first: the MUL_Q setting of `s` (the context's
+    settings, ctx.profile.settings), else by size."""
     # A product or two on a GPU is one work-group each: smaller chunks give it more items (one
     # 2^14-bit low half as 256 items of Q=2: 34 against 49 µs as 64 of Q=8; 2^15 61 against 81;
     # full 2^13 23 against 32. H200, 2026-11-25, profiling events; `few`).
@@ -31,7 +33,7 @@ def _q_options(mr: int, carry: str = "", square: bool = False, few: bool = False
         q = (4, 8, 16)
     else:
         q = (2, 4)
-    return P.value("MUL_Q", q)
+    return s.get("mul_q", q)
 
 
 def _chunks(mr: int, q: int, regions: int) -> int:
@@ -51,11 +53,13 @@ def _local_bytes(ipb, q, ma, mb, c, b_global, square=False):
 
 
 def single_plans(ctx, ma: int, mb: int, mr: int, n: int, target_items: int | None = None,
-                 square: bool = False, carry: str = "", few: bool = False):
-    """Candidate one-group launch parameters, fastest first (few: a few instances on a GPU)."""
-    target_items = target_items or P.value("MUL_ITEMS")  # best of 64/128/256 on an H100
+                 square: bool = False, carry: str = "", few: bool = False, s=None):
+    """Candidate one-group launch parameters, fastest first (few: a few instances on a GPU;
+    s: the settings where the caller has read them, a read less per product)."""
+    s = s or ctx.profile.settings
+    target_items = target_items or s.mul_items  # best of 64/128/256 on an H100
     regions = 2 if mr > max(ma, mb) else 1
-    for q in _q_options(mr, carry, square, few):
+    for q in _q_options(s, mr, carry, square, few):
         c = _chunks(mr, q, regions)
         ipi = c // 2
         if ipi > ctx.max_items:
@@ -69,14 +73,15 @@ def single_plans(ctx, ma: int, mb: int, mr: int, n: int, target_items: int | Non
                 break
 
 
-def digit_plans(ctx, ma: int, mb: int, mr: int, n: int, target_items: int | None = None):
+def digit_plans(ctx, ma: int, mb: int, mr: int, n: int, target_items: int | None = None, s=None):
     """One-group plans in radix-2^30 digits (mul_digits.cl.mako): both operands must fit the
-    group's local memory as digits."""
-    target_items = target_items or P.value("MUL_ITEMS")
+    group's local memory as digits (s: the settings, as for single_plans)."""
+    s = s or ctx.profile.settings
+    target_items = target_items or s.mul_items
     da, db = P.ceil_div(32 * ma, 30), P.ceil_div(32 * mb, 30)
     dr = (32 * mr - 1) // 30 + 1
     regions = 2 if dr > max(da, db) else 1
-    for q in P.value("DIGIT_Q", (8, 16) if dr >= 64 else (4, 8, 16)):
+    for q in s.get("digit_q", (8, 16) if dr >= 64 else (4, 8, 16)):
         c = _chunks(dr, q, regions)
         ipi = c // 2
         dld = (da + q) + (db + 5 * q)
@@ -100,7 +105,7 @@ def mul(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int):
     out = ctx.empty((n, mr), np.uint32)
     if n == 0:
         return out
-    square = P.is_square(a, sa, ma, b, sb, mb)
+    square = P.is_square(ctx, a, sa, ma, b, sb, mb)
     # Carry chains pay where the device is full; a few instances (a group or so each) are
     # latency-bound, and there Q independent column accumulators beat one serial chain (H100,
     # one 2^15-bit product: 0.075 against 0.110 ms; bench/results/classical-carry-h100-*.log).
@@ -122,10 +127,11 @@ def mul(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int):
     # sizes). Limbs with carry chains (ctx.carry) beat them everywhere: 29.1 against 34.8 ms at
     # 2^16, 57.4 against 72.0 at 2^17. The MUL_RADIX setting (30 or 32) forces one (tests use it to
     # cover both at every size).
-    radix = P.value("MUL_RADIX")
+    s = ctx.profile.settings
+    radix = s.mul_radix
     # a square's halved work beats the digits' faster multiply-adds
     if radix == "30" or (radix == "auto" and max(ma, mb, mr) >= 2048 and not square and not carry):
-        for p in digit_plans(ctx, ma, mb, mr, n):
+        for p in digit_plans(ctx, ma, mb, mr, n, s=s):
             wg = p["IPB"] * p["IPI"]
             try:
                 k = kernel(ctx, "mul_digits.cl.mako", "mul_digits", wg, **p, **common)
@@ -135,7 +141,7 @@ def mul(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int):
                    np.uint32(n))
             return out
     few = not carry and _few_on_gpu(ctx, n)
-    for p in single_plans(ctx, ma, mb, mr, n, square=square, carry=carry, few=few):
+    for p in single_plans(ctx, ma, mb, mr, n, square=square, carry=carry, few=few, s=s):
         wg = p["IPB"] * p["IPI"]
         try:
             k = kernel(ctx, "mul.cl.mako", "mul", wg, MODE="single", **p, **common)

@@ -23,8 +23,9 @@ from __future__ import annotations
 import numpy as np
 
 from . import mont52
+from ..runtime import config
 from ..runtime import plan as P
-from ..runtime.render import DoesNotFit, kernel, launch, memoized
+from ..runtime.render import DoesNotFit, kernel, launch
 
 D = mont52.D
 MAX_DIGITS = 42
@@ -38,22 +39,16 @@ def _digits(m: int) -> int:
     return P.ceil_div(32 * m, D)
 
 
-def _device(ctx) -> tuple[bool, bool, int]:
-    """(exact FP64 fma, fast FP64, compute units): device queries, once per context (plan runs
-    for every classical product, Newton's steps included)."""
-    return memoized(ctx, ("mul_fp64.device",), lambda: (
-        mont52.usable(ctx), mont52.fast_fp64(ctx), int(ctx.device.max_compute_units)))
-
-
 def plan(ctx, ma: int, mb: int, mr: int, n: int, square: bool) -> dict | None:
     """The template parameters for (a * b) mod 2^(32 mr), or None where the int32 kernels
     should run it."""
-    radix = P.value("MUL_RADIX")
+    s = ctx.profile.settings
+    radix = s.mul_radix
     force = radix == "51"
-    if radix not in ("auto", "51") or P.value("MUL52_COOP"):   # forced: the cooperative one
+    if radix not in ("auto", "51") or s.mul52_coop:   # forced: the cooperative one
         return None
-    exact, fast, units = _device(ctx)
-    if not exact:
+    f = ctx.profile.facts   # queried once per context: plan runs for every classical product
+    if not f.exact_fma:
         return None
     ma, mb = min(ma, mr), min(mb, mr)   # limbs past mr do not reach the result
     na, nb = _digits(ma), _digits(mb)
@@ -61,15 +56,15 @@ def plan(ctx, ma: int, mb: int, mr: int, n: int, square: bool) -> dict | None:
     if na + nb > FORCED_MAX_DIGITS:   # unrolled code grows as na * nb: compile times of minutes
         return None
     if not force:
-        if na + nb > MAX_DIGITS or not fast or (gpu and n < GPU_ROWS_PER_CU * units):
+        if na + nb > MAX_DIGITS or not f.fast_fp64 or (gpu and n < GPU_ROWS_PER_CU * f.compute_units):
             return None
     # GPUs stage rows through local memory for coalesced accesses; CPUs read their own rows
     # (barriers cost there). a's digits live in local memory on CPUs, and on GPUs for low
     # halves of more than 32 digits in all (H200 2^10 low: 861 against 1139 µs; full products
     # keep them in registers: 1535 against 1634).
     # The MUL52_STAGE and MUL52_XLOC settings (0/1) override both choices (tests run every variant).
-    stage = P.value("MUL52_STAGE", gpu)
-    xloc = P.value("MUL52_XLOC", not gpu or (mr < ma + mb and na + nb > 32))
+    stage = s.get("mul52_stage", gpu)
+    xloc = s.get("mul52_xloc", not gpu or (mr < ma + mb and na + nb > 32))
     return dict(MA=ma, MB=mb, MR=mr, STAGE=int(bool(stage)), XLOC=int(bool(xloc)))
 
 
@@ -94,7 +89,7 @@ def plan(ctx, ma: int, mb: int, mr: int, n: int, square: bool) -> dict | None:
 # from NTT_FROM_BITS (about where 11.3 ms at 2^14 doubling meets 15.3-15.8 ms) on devices
 # that take this kernel (mul_n.crossovers). The MUL52_COOP setting 1 takes it wherever it can
 # run (tests), 0 never; MUL52_COOP_W, _C, _IPB override the shape.
-COOP_W = 8
+COOP_W = config.SETTINGS["MUL52_COOP_W"].default   # 8
 COOP_MIN_DIGITS = MAX_DIGITS + 1
 COOP_MAX_DIGITS = 900   # both operands together (two 22900-bit operands): past NTT_FROM_BITS
 NTT_FROM_BITS = 22528
@@ -108,11 +103,11 @@ COOP_SQR_MAX_DIGITS = 330
 COOP_LOW_MIN_DIGITS = 320
 
 
-def _coop_setting() -> str | None:
+def _coop_setting(s) -> str | None:
     """"force" (the MUL52_COOP setting 1, or MUL_RADIX 51), "auto", or None (MUL52_COOP 0, or
-    another radix forced)."""
-    want = P.value("MUL52_COOP")
-    radix = P.value("MUL_RADIX")
+    another radix forced), by the settings s."""
+    want = s.mul52_coop
+    radix = s.mul_radix
     if want is False or radix not in ("auto", "51"):
         return None
     return "force" if want or radix == "51" else "auto"
@@ -120,37 +115,38 @@ def _coop_setting() -> str | None:
 
 def coop_auto(ctx) -> bool:
     """Whether auto takes the cooperative kernel for large batches of full products here."""
-    exact, fast, _ = _device(ctx)
-    return bool(exact and fast and P.is_gpu(ctx) and _coop_setting())
+    f = ctx.profile.facts
+    return bool(f.exact_fma and f.fast_fp64 and P.is_gpu(ctx) and _coop_setting(ctx.profile.settings))
 
 
 def coop_plan(ctx, ma: int, mb: int, mr: int, n: int, square: bool) -> dict | None:
     """The cooperative kernel's parameters for (a * b) mod 2^(32 mr), or None where the other
     kernels should run it."""
-    setting = _coop_setting()
+    s = ctx.profile.settings
+    setting = _coop_setting(s)
     if setting is None:
         return None
     force = setting == "force"
-    exact, fast, units = _device(ctx)
+    f = ctx.profile.facts
     ma, mb = min(ma, mr), min(mb, mr)
     na, nb = _digits(ma), _digits(mb)
     nc = min(na + nb, P.ceil_div(32 * mr, D))
-    if not exact or na + nb > COOP_MAX_DIGITS:
+    if not f.exact_fma or na + nb > COOP_MAX_DIGITS:
         return None
     low = mr < ma + mb
-    if not force and (not fast or not P.is_gpu(ctx)
+    if not force and (not f.fast_fp64 or not P.is_gpu(ctx)
                       or not (COOP_LOW_MIN_DIGITS if low else COOP_MIN_DIGITS) <= na + nb
                       or (square and na + nb > COOP_SQR_MAX_DIGITS)
-                      or n < GPU_ROWS_PER_CU * units // 4):
+                      or n < GPU_ROWS_PER_CU * f.compute_units // 4):
         return None
-    w = max(1, P.value("MUL52_COOP_W", COOP_W))
+    w = max(1, s.mul52_coop_w)
     blocks = P.ceil_div(nc, w)
     # a low half's blocks cost from 1 to NA steps: the longest alone bounds an item, so more
     # items than for a full product's (H200: 2^13 C 16 3897 µs, C 8 4603, C 24 4550)
     c = (min(32, max(1, 3 * blocks // 4)) if low else
          min(16 if blocks <= 48 else 32, P.ceil_div(blocks, 2)))
-    c = max(1, P.value("MUL52_COOP_C", c))
-    ipb = max(1, P.value("MUL52_COOP_IPB"))
+    c = max(1, s.get("mul52_coop_c", c))
+    ipb = max(1, s.mul52_coop_ipb)
     while ipb > 1 and (c * ipb > min(ctx.max_items, 256)
                        or _coop_local_bytes(na, nb, nc, w, ipb) > ctx.local_mem):
         ipb //= 2
@@ -212,34 +208,32 @@ LANES_SCRATCH = 32 << 20         # bytes of digit scratch per launch: larger bat
 LANES_C = {8: 4, 1: 8}
 
 
-def _intel_cpu(ctx) -> bool:
-    return "intel(r) opencl" in ctx.device.platform.name.lower()
-
-
 def lanes_plan(ctx, ma: int, mb: int, mr: int, n: int, square: bool) -> dict | None:
     """The lanes kernel's parameters for (a * b) mod 2^(32 mr), or None where the other kernels
     should run it."""
-    want = P.value("MUL52_LANES")
-    radix = P.value("MUL_RADIX")
+    s = ctx.profile.settings
+    want = s.mul52_lanes
+    radix = s.mul_radix
     if want is False or radix not in ("auto", "51"):
         return None
-    exact, _, units = _device(ctx)
+    f = ctx.profile.facts
+    units = f.compute_units
     ma, mb = min(ma, mr), min(mb, mr)
     na, nb = _digits(ma), _digits(mb)
-    if not exact or max(na, nb) > LANES_MAX_DIGITS or n == 0:
+    if not f.exact_fma or max(na, nb) > LANES_MAX_DIGITS or n == 0:
         return None
     # auto (lanes_auto's rule, the settings and fma already read): CPUs, radix auto, the
     # cooperative kernel not forced
-    if not want and (radix != "auto" or P.value("MUL52_COOP") or P.is_gpu(ctx)):
+    if not want and (radix != "auto" or s.mul52_coop or P.is_gpu(ctx)):
         return None
-    w = P.value("MUL52_LANES_W", None)
+    w = s.mul52_lanes_w
     if w is None:   # narrower vectors where the batch would leave cores idle (one huge product)
-        w = 1 if _intel_cpu(ctx) else 8
+        w = 1 if f.intel_cpu_runtime else 8
         while w > 1 and P.ceil_div(n, w) < units:
             w //= 2
     if w not in (1, 2, 4, 8, 16):
         raise ValueError(f"MUL52_LANES_W must be 1, 2, 4, 8 or 16, not {w}")
-    c = max(1, P.value("MUL52_LANES_C", LANES_C.get(w, 4)))
+    c = max(1, s.get("mul52_lanes_c", LANES_C.get(w, 4)))
     # Enough groups for every core: a group of wg items takes wg * w instances. One instance
     # per item keeps groups of 16: Intel's runtime vectorizes 16 items at once, and runs
     # smaller groups item by item (65536-bit products, n = 16: 13.2 ms in groups of 8).
@@ -252,9 +246,9 @@ def lanes_plan(ctx, ma: int, mb: int, mr: int, n: int, square: bool) -> dict | N
 def lanes_auto(ctx) -> bool:
     """Whether auto takes the lanes kernel for classical products here (CPUs with an exact
     FP64 fma). Where it does, the NTT takes products later (mul_n.crossovers)."""
-    exact, _, _ = _device(ctx)
-    return bool(exact and not P.is_gpu(ctx) and P.value("MUL52_LANES") is not False
-                and P.value("MUL_RADIX") == "auto")
+    s = ctx.profile.settings
+    return bool(ctx.profile.facts.exact_fma and not P.is_gpu(ctx) and s.mul52_lanes is not False
+                and s.mul_radix == "auto")
 
 
 def lanes_ntt_from(ctx) -> dict:
@@ -262,7 +256,7 @@ def lanes_ntt_from(ctx) -> dict:
     NTT takes them (mul_n.crossovers). 2-core Xeon, 2026-11-27, ms, lanes against the NTT:
     PoCL 2^16 bits x 16 rows 2.7 / 6.3, 2^17 x 8 6.9 / 6.2, one 2^16-bit product 2.0 / 1.7;
     Intel's runtime (one group of 16 items per 16 rows) 2^15 x 64 4.4 / 5.0, 2^16 x 16 9.2 / 2.9."""
-    if _intel_cpu(ctx):
+    if ctx.profile.facts.intel_cpu_runtime:
         return dict.fromkeys(("ntt_from_bits", "ntt_from_bits_low", "ntt_from_bits_few",
                               "ntt_from_bits_low_few"), 1 << 16)
     return {"ntt_from_bits": 1 << 17, "ntt_from_bits_low": 1 << 17,

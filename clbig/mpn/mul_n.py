@@ -25,12 +25,14 @@ from ..runtime.tuned import ALGORITHMS, DEFAULT_CROSSOVERS, device_key, tuning_f
 
 
 def crossovers(ctx) -> dict:
-    """This device's crossovers: tuned ones where present, else the defaults (cached on ctx).
-    Where the cooperative FP64 kernel runs full products (mul_fp64.coop_auto, read once per
-    context), or the lanes kernel runs classical products on a CPU (mul_fp64.lanes_auto), the
-    NTT takes them later unless a tuning says otherwise (tuning times the classical path that
-    auto takes)."""
-    got = ctx.__dict__.get("_mul_crossovers")
+    """This device's crossovers: tuned ones where present, else the defaults (kept in the
+    context's "mul" cache: `set_crossovers` replaces them, ctx.profile.clear("mul") makes them
+    read again). Where the cooperative FP64 kernel runs full products (mul_fp64.coop_auto),
+    or the lanes kernel runs classical products on a CPU (mul_fp64.lanes_auto), the NTT takes
+    them later unless a tuning says otherwise (tuning times the classical path that auto
+    takes)."""
+    cache = ctx.profile.cache("mul")
+    got = cache.get("crossovers")
     if got is None:
         got = dict(DEFAULT_CROSSOVERS)
         if mul_fp64.coop_auto(ctx):
@@ -38,26 +40,49 @@ def crossovers(ctx) -> dict:
         elif mul_fp64.lanes_auto(ctx):
             got.update(mul_fp64.lanes_ntt_from(ctx))
         got.update(tune.tuned(ctx))   # a file of the wrong shape is ignored with a warning
-        ctx._mul_crossovers = got
+        cache["crossovers"] = got
     return got
 
 
-# What the NTT's and SSA's `supports` read beyond the context's fixed limits: tuning
-# overrides from the environment and module settings that tests patch. Part of why_not's key.
-_NTT_ENV = ("NTT_FIELD", "NTT_POINTS")
-_SSA_ENV = ("SSA_K", "SSA_Q", "SSA_LEVELS")
+def set_crossovers(ctx, values: dict | None) -> None:
+    """Make `values` this context's crossovers (tests, measurements: a dict shaped as
+    DEFAULT_CROSSOVERS, whole, not merged); None: read them again (defaults, tuning file) at
+    the next product."""
+    cache = ctx.profile.cache("mul")
+    cache.pop("crossovers key", None)
+    if values is None:
+        cache.pop("crossovers", None)
+    else:
+        cache["crossovers"] = dict(values)
+
+
+def crossovers_key(ctx) -> tuple:
+    """The crossovers as a hashable (their content, nested winners included): the part of a
+    recording's key (div_q's Newton inverse) that follows what auto multiplies by. Kept with
+    the crossovers object it was made from, so it is remade only when they are replaced."""
+    x = crossovers(ctx)
+    cache = ctx.profile.cache("mul")
+    got = cache.get("crossovers key")
+    if got is None or got[0] is not x:
+        frozen = tuple(sorted((k, tuple(sorted(v.items())) if isinstance(v, dict) else v)
+                              for k, v in x.items()))
+        got = cache["crossovers key"] = (x, frozen)
+    return got[1]
 
 
 def why_not(ctx, algorithm: str, ma: int, mb: int, bits: int) -> str | None:
     """None when `algorithm` can run this product on this device, else the reason. Memoized
-    per context (choose asks it for every product: ~5 µs of planning each time)."""
+    per context (choose asks it for every product: ~5 µs of planning each time); the key holds
+    the settings' version (the NTT_* and SSA_* settings `supports` reads) and what tests patch
+    (the fields' limits, SSA's memory limits)."""
     if algorithm == "classical":
         return None
+    version = ctx.profile.settings.version
     if algorithm == "ntt":
-        key = (("mul_n.why_not", "ntt", ma, mb, bits) + P.env_values(_NTT_ENV)
-               + tuple([f.max_log for f in mul_ntt.FIELDS.values()]))
+        key = ("mul_n.why_not", "ntt", ma, mb, bits, version,
+               tuple([f.max_log for f in mul_ntt.FIELDS.values()]))
     else:
-        key = ("mul_n.why_not", "ssa", ma, mb, bits, mul_ssa._limits) + P.env_values(_SSA_ENV)
+        key = ("mul_n.why_not", "ssa", ma, mb, bits, mul_ssa._limits, version)
     module = mul_ntt if algorithm == "ntt" else mul_ssa
     return memoized(ctx, key, lambda: module.supports(ctx, ma, mb, bits))
 

@@ -62,15 +62,15 @@ FIELDS = {
 STRIDED_GROUPS = 8       # groups per work-group in strided passes: 64-byte contiguous runs
 
 
-def default_field(ctx=None, ma: int = 0, mb: int = 0, bits: int = 0) -> str:
+def default_field(ctx, ma: int, mb: int, bits: int) -> str:
     """The NTT_FIELD setting if set, else by measurement on an H100 (2026-11-22, bench/results/
     ntt-fields-h100-2026-11-22.log): three 32-bit primes while their transform fits one pass
     (batches of 2^32 bits: 19.2 against 31.9 ms at 2^15 bits, 29.0 against 49.5 at 2^17),
     the 64-bit prime once passes must go through global memory three times over (2^18: 46.9
     against 50.1 ms; one 2^24-bit product 1.3 against 2.6 ms)."""
-    forced = P.value("NTT_FIELD")
-    if forced or ctx is None:
-        return forced or "gl"
+    forced = ctx.profile.settings.ntt_field
+    if forced:
+        return forced
     L, da, db = transform_log(ma, mb, bits, "m31x3")
     one_pass = (1 << L) <= _max_points(ctx, 4) or twisted(ctx, L, da, db, 4)
     return "m31x3" if one_pass and supports(ctx, ma, mb, bits, "m31x3") is None else "gl"
@@ -83,9 +83,10 @@ def twisted(ctx, L: int, da: int, db: int, word: int) -> bool:
     return L >= 2 and half == _max_points(ctx, word) and max(da, db) <= half
 
 
-def transform_log(ma: int, mb: int, bits: int, field: str | None = None) -> tuple[int, int, int]:
-    """(L, da, db): transform length 2^L and the digits of a and b that take part."""
-    f = FIELDS[field or default_field()]
+def transform_log(ma: int, mb: int, bits: int, field: str) -> tuple[int, int, int]:
+    """(L, da, db): transform length 2^L and the digits of a and b that take part, over
+    `field` (the caller's choice: default_field picks one for a context)."""
+    f = FIELDS[field]
     per = 32 // f.digit_bits
     need = P.ceil_div(bits, f.digit_bits)
     da, db = min(per * ma, need), min(per * mb, need)
@@ -93,7 +94,7 @@ def transform_log(ma: int, mb: int, bits: int, field: str | None = None) -> tupl
 
 
 def _max_points(ctx, word: int = 8) -> int:
-    cap = P.value("NTT_POINTS", 4096 * 8 // word)
+    cap = ctx.profile.settings.get("ntt_points", 4096 * 8 // word)
     fit = (ctx.local_mem - 256) // word * 32 // 33   # one spare word every 32 (blocks/ntt.mako)
     return 1 << (min(cap, fit).bit_length() - 1)
 
@@ -160,7 +161,7 @@ def _roots(f: Field, prime: int, L: int) -> tuple[int, int, int]:
 def _twiddles(ctx, f: Field, prime: int, L: int):
     """(w^k, w^-k for k < N/2, and the same as per-level runs; see blocks/ntt.mako), times R
     for Montgomery, made on the device once per prime, length and context."""
-    cache = ctx.__dict__.setdefault("_ntt_twiddles", {})
+    cache = ctx.profile.cache("ntt twiddles")
     key = (prime, L)
     if key not in cache:
         w, wi, _ = _roots(f, prime, L)
@@ -189,13 +190,14 @@ LEVEL_TABLES = 15
 
 
 def _pass_kernel(ctx, fp, L, H, RB, G, **flags):
-    wg = min(P.value("NTT_ITEMS"), ctx.max_items, max(1, (G << RB) // 4))
+    s = ctx.profile.settings
+    wg = min(s.ntt_items, ctx.max_items, max(1, (G << RB) // 4))
     # levels of the lowest register chunk and of those above it (blocks/ntt.mako). H100: 5 and 4
     # for 32-bit points (2^17-bit batches 14.1 ms; 5 and 3: 14.9); 3 and 3 for 64-bit ones,
     # whose 32-point chunks cost registers (one 2^28-bit product 5.8 ms; 5 and 4: 8.3 ms)
     wide = fp.get("FIELD") == "gl"
-    k0 = P.value("NTT_K0", 3 if wide else 5)
-    kmax = P.value("NTT_KMAX", 3 if wide else 4)
+    k0 = s.get("ntt_k0", 3 if wide else 5)
+    kmax = s.get("ntt_kmax", 3 if wide else 4)
     return largest_fitting(wg, lambda wg: kernel(
         ctx, "ntt.cl.mako", "ntt_pass", wg, **dict(_NIL, KERNEL="pass", L=L, H=H, RB=RB, G=G, WG=wg,
                                                    KMAX=kmax, LT=LEVEL_TABLES, K0=k0, **fp, **flags)))
@@ -219,7 +221,7 @@ def mul(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int, field:
     if n == 0:
         return ctx.empty((n, mr), np.uint32)
     # x * x: one forward transform, squared pointwise
-    square = P.is_square(a, sa, ma, b, sb, mb)
+    square = P.is_square(ctx, a, sa, ma, b, sb, mb)
     return _product(ctx, a, sa, ma, b, sb, mb, n, bits, f.name, square)
 
 
@@ -273,17 +275,14 @@ def _product(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int, f
     return out
 
 
-# Environment settings the setup reads (part of its memo key, so a changed setting applies).
-_SETUP_ENV = ("NTT_FIELD", "NTT_POINTS", "NTT_ITEMS", "NTT_K0", "NTT_KMAX")
-
-
 def _setup(ctx, f: Field, ma: int, mb: int, bits: int, square: bool):
     """What a product's launches need that depends only on the sizes (the transform's length and
     passes, roots, twiddle tables, kernels), memoized per context: planning it cost ~130 µs of
     Python per product (a Newton division makes dozens). Returns (L, da, db, N, plan, last,
     step, nres, per_prime, finish, finish's arguments after the residues). The twiddle tables
     it holds are the context's own cache's (_twiddles), so memoizing adds no device memory."""
-    key = ("ntt_setup", f.name, ma, mb, bits, square) + P.env_values(_SETUP_ENV)
+    # the settings' version: the NTT_* settings it reads take effect when changed
+    key = ("ntt_setup", f.name, ma, mb, bits, square, ctx.profile.settings.version)
     return memoized(ctx, key, lambda: _plan_product(ctx, f, ma, mb, bits, square))
 
 

@@ -15,14 +15,17 @@ import numpy as np
 import pyopencl as cl
 
 from . import add_n, mul_basecase
+from ..runtime import config
 from ..runtime import plan as P_
 from ..runtime.render import DoesNotFit, kernel, launch
 
-# Words per work-item in a butterfly, the first that fits: the carry scan costs log2(P/Q)
-# steps per Q words, so Q = 4 would spend more on it than on the words (the SSA_Q setting 4 allows).
-_QS = (8, 16, 32)
+# Words per work-item in a butterfly, the first that fits (the SSA_Q setting's default, in the
+# settings table): the carry scan costs log2(P/Q) steps per Q words, so Q = 4 would spend more
+# on it than on the words (the SSA_Q setting 4 allows).
+_QS = config.SETTINGS["SSA_Q"].default       # (8, 16, 32)
 _GROUP = 256           # preferred work-items per group
-_LEVELS = 6            # at most 2^6 rows (six stages) per pass through local memory
+# At most 2^6 rows (six stages) per pass through local memory (the SSA_LEVELS setting's default).
+_LEVELS = config.SETTINGS["SSA_LEVELS"].default
 # Relative cost of one limb product in the pointwise basecase against moving one word
 # through a transform pass (an H100 does ~12 of the former per word of bandwidth).
 _PW_WEIGHT = 1 / 12
@@ -39,8 +42,8 @@ def _limits(ctx):
 def _geometry(ctx, P: int):
     """(Q, ipi, levels) for rows of P words: the items per butterfly (preferably at most
     _GROUP) and the most stages one pass can hold in local memory; None when nothing fits."""
-    qs = P_.value("SSA_Q", _QS)
-    most = P_.value("SSA_LEVELS", _LEVELS)
+    s = ctx.profile.settings
+    qs, most = s.ssa_q, s.ssa_levels   # the table's defaults: _QS, _LEVELS
     for cap in (min(_GROUP, ctx.max_items), ctx.max_items):
         for q in qs:
             ipi = P_.ceil_div(P, q)
@@ -81,7 +84,7 @@ def plan(ctx, ma: int, mb: int, bits: int):
     mr = P_.ceil_div(bits, 32)
     full = min(mr, ma + mb)             # product limbs that matter
     ma, mb = min(ma, full), min(mb, full)
-    forced = P_.value("SSA_K")   # 1..30 (the settings table checks it)
+    forced = ctx.profile.settings.ssa_k   # 1..30 (the settings table checks it)
     ks = [forced] if forced else range(1, min((ma + mb).bit_length(), 30) + 1)
     best, why = None, None
     for k in ks:

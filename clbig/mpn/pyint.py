@@ -77,8 +77,11 @@ def _check() -> bool:
 
 
 def usable() -> bool:
-    """Whether this interpreter's ints can be read and written as digit arrays."""
+    """Whether this interpreter's ints can be read and written as digit arrays (and the
+    SLOW_INTS setting does not forbid it)."""
     global _usable
     if _usable is None:
         _usable = _check()
-    return _usable and not config.value("SLOW_INTS")   # read each time: tests switch it
+    # Host code with no context at hand: the settings now (config.settings(), one read per
+    # call, so tests that switch SLOW_INTS see it at once).
+    return _usable and not config.settings().slow_ints

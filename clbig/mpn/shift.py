@@ -52,7 +52,7 @@ def shift_right_signed(ctx, a, sa: int, ma: int, n: int, k: int, bits_out: int, 
     if not 0 <= k <= 32 * ma:
         raise ValueError(f"shift_right_signed: k = {k} beyond the operand's {ma} limbs")
     mr = P.ceil_div(bits_out, 32)
-    key = ("shift_signed", ma, mr, sa % 4 == 0, min(n, ctx.max_items)) + P.env_values(P.SCAN_ENV)
+    key = ("shift_signed", ma, mr, sa % 4 == 0, min(n, ctx.max_items), ctx.profile.settings.version)
     got = P.one_group(ctx, key, ma + 1, n, lambda pl: kernel(
         ctx, "shift_signed.cl.mako", "shift_signed", pl.work_group, MA=ma, MR=mr, Q=pl.Q,
         IPI=pl.IPI, IPB=pl.IPB, VEC_A=vec_ok(pl.Q, ma, sa)))

@@ -6,25 +6,35 @@ value is known to be non-negative (every unsigned kernel runs on the limbs as th
 numpy bool array, true where the value is negative. Every magnitude is below 2**bits: the limbs
 above `bits` are zero, which all kernels rely on. A zero may be marked negative ("-0", after
 -x or a product, where knowing would take a pass over the limbs): it is 0 to every reader.
+
+The class names every operator and method it has, but most of them run functions of the
+modules built on this one (ops, signs, powers, modular, bitops, index, reduce, numtheory,
+npinterop, show), which import this module for the class and its checks, so this module
+cannot import them. Each such method is one line calling through `impl`: a table with one
+slot per function (IMPL_NAMES) that clbig.mpz.operators fills once, when clbig.mpz is
+imported, which is before any array exists (importing this module imports the package).
+Every import points down, nothing is put onto the class from outside, and the class body
+(and help(BigIntArray)) shows each operator.
 """
 from __future__ import annotations
 
 import numbers
 from typing import TYPE_CHECKING
 
-import gmpy2
 import numpy as np
 import pyopencl.array as cla
 
 from . import hooks
+from .types import MPZ
 from ..mpn import convert, radix
 from ..mpn.convert import check_bits  # noqa: F401 (the checks live with the conversion)
 from ..runtime.devices import Context, current_context
 
 if TYPE_CHECKING:
+    import gmpy2
     from numpy.typing import DTypeLike
 
-    from .types import Integer, Operand
+    from .types import Operand
 
 LIMB_BITS = 32
 
@@ -32,8 +42,6 @@ LIMB_BITS = 32
 def limbs_for(bits: int) -> int:
     return max(1, -(-bits // LIMB_BITS))
 
-
-_MPZ = type(gmpy2.mpz(0))
 
 
 def _show(v) -> str:
@@ -63,9 +71,7 @@ def check_fits(ctx: Context, n: int, bits: int, what: str) -> None:
     if n > MAX_BATCH:
         raise OverflowError(f"{what}: a batch of {n} values; clbig batches hold at most 2**32 - 1")
     nbytes = n * limbs_for(bits) * 4
-    limit = ctx.__dict__.get("_max_alloc")
-    if limit is None:
-        limit = ctx._max_alloc = min(int(ctx.device.max_mem_alloc_size), ctx.memory)
+    limit = ctx.profile.facts.max_alloc      # min(max_mem_alloc_size, ctx.memory)
     if nbytes > limit:
         capped = ctx.memory < int(ctx.device.global_mem_size)
         raise MemoryError(
@@ -78,13 +84,6 @@ def negative_error(i, v, what: str = "") -> ValueError:
     """The error of an operation that takes non-negative integers only."""
     return ValueError(f"{what}element {i}: negative value {_show(v)} "
                       "(this operation takes non-negative integers only)")
-
-
-def check_unsigned(values) -> None:
-    """ValueError naming the first negative element of a list of ints."""
-    for i, v in enumerate(values):
-        if not isinstance(v, (bool, np.bool_)) and isinstance(v, (numbers.Integral, _MPZ)) and v < 0:
-            raise negative_error(i, v)
 
 
 def checked(values, bits: int | None = None) -> tuple[list, int]:
@@ -135,6 +134,46 @@ def limbs_as(host: np.ndarray, dtype) -> np.ndarray:
 
 def limbs_to_ints(limbs: np.ndarray) -> list[int]:
     return convert.to_ints(limbs)
+
+
+# -- the table BigIntArray's operators call through (see the module doc) --------------------
+#: The functions behind BigIntArray's operators and methods, filled by clbig.mpz.operators
+#: from the modules named beside each.
+IMPL_NAMES = (
+    "getitem",                                   # index: masks and index arrays
+    "repr",                                      # show
+    "sign", "negative", "invert",                # signs
+    "add", "sub", "mul", "floordiv", "mod", "divmod", "shift_left", "shift_right", "compare",  # ops
+    "power",                                     # powers
+    "powmod",                                    # modular
+    "bitwise",                                   # bitops
+    "bit_count",                                 # numtheory
+    "trim", "sum", "prod", "min", "max", "argmin", "argmax", "sort", "argsort",   # reduce
+    "to_numpy", "array_ufunc", "array_function",   # npinterop
+)
+
+
+class _Impl:
+    """One slot per name of IMPL_NAMES; a slot not filled yet says who fills it."""
+    __slots__ = IMPL_NAMES
+
+    def __getattr__(self, name):      # reached only where the slot is empty (or no slot)
+        if name not in IMPL_NAMES:
+            raise AttributeError(name)
+        raise RuntimeError(f"BigIntArray's {name!r} is not installed: clbig.mpz.operators fills "
+                           "it when clbig.mpz is imported (import clbig)")
+
+
+impl = _Impl()
+
+
+def install(**fns) -> None:
+    """Fill `impl`: one function for every name of IMPL_NAMES, no other (clbig.mpz.operators)."""
+    missing, unknown = set(IMPL_NAMES) - set(fns), set(fns) - set(IMPL_NAMES)
+    if missing or unknown:
+        raise TypeError(f"install: missing {sorted(missing)}, unknown {sorted(unknown)}")
+    for name, fn in fns.items():
+        setattr(impl, name, fn)
 
 
 class BigIntArray:
@@ -329,17 +368,16 @@ class BigIntArray:
         [mpz(3), mpz(4)]
         """
         if self._known is not None:
-            return [gmpy2.mpz(v) for v in self._known] if mpz else list(self._known)
+            return [MPZ(v) for v in self._known] if mpz else list(self._known)
         # a batch converts on the host (clbig.mpn.convert: C, several GB/s); one large value,
-        # or a batch without the C extension, is cut into digits on the device (clbig.radix)
+        # or a batch without the C extension, is cut into digits on the device (clbig.mpn.radix)
         if not (radix.worth_it(self.bits) and len(self) and (len(self) == 1 or not convert.native())):
             return convert.to_ints(self.to_limbs(magnitude=True), self.neg, mpz=mpz)
         vals = radix.download(self.ctx, self.data)
         if self.neg is not None:
             vals = [-v if s else v for v, s in zip(vals, self.neg.tolist())]
-        return list(map(_MPZ, vals)) if mpz else vals
+        return list(map(MPZ, vals)) if mpz else vals
 
-    # -- signs and operators: bound by mpz.operators (they run ops, signs and modular) -------
     def bit_length(self) -> np.ndarray:
         """The bit length of every element, as Python's `int.bit_length`.
 
@@ -366,12 +404,15 @@ class BigIntArray:
             return np.zeros(0, np.int64)
         return radix.bit_lengths(self.ctx, self.data).astype(np.int64)
 
+    # -- indexing, conversions and truth -------------------------------------------------
     def __iter__(self):
         return iter(self.tolist())
 
-    def _basic_getitem(self, i):
-        """self[i] for an int or a slice (mpz.operators binds __getitem__, which adds masks and
-        integer arrays)."""
+    def __getitem__(self, i):
+        """An element (int), a slice, a boolean mask or integer indices (negative as numpy's;
+        out of range: IndexError naming the index), gathered on the device."""
+        if isinstance(i, (list, np.ndarray, BigIntArray)):
+            return impl.getitem(self, i)            # masks and index arrays (mpz.index)
         if isinstance(i, numbers.Integral):
             n = len(self)
             if not -n <= i < n:
@@ -389,10 +430,206 @@ class BigIntArray:
         raise TypeError(f"BigIntArray indices must be integers, slices, boolean masks or integer "
                         f"arrays, not {type(i).__name__}")
 
+    def __repr__(self):
+        return impl.repr(self)
+
+    def __int__(self):
+        """The value of a one-element array as a Python int (TypeError for other lengths)."""
+        if len(self) != 1:
+            raise TypeError(f"only a one-element BigIntArray converts to an int; this one has {len(self)}")
+        return self.tolist()[0]
+
+    def __bool__(self):
+        """numpy's rule: the element's truth for a one-element array; ValueError for any other
+        length (the truth of several values, or of none, is ambiguous). Without this, Python
+        would call __len__ and call [0] true."""
+        if len(self) != 1:
+            raise ValueError(f"the truth value of a BigIntArray with {len(self)} elements is "
+                             "ambiguous: use (x != 0).any() or (x != 0).all()")
+        return bool(self.sign()[0])
+
+    def __index__(self):
+        """operator.index of a one-element array (TypeError for other lengths), as for int().
+        `[3] * x` still multiplies: Python asks x.__rmul__ before list repetition."""
+        if len(self) != 1:
+            raise TypeError(f"only a one-element BigIntArray is an index; this one has {len(self)}")
+        return self.tolist()[0]
+
+    def sign(self) -> np.ndarray:
+        """-1, 0 or 1 per element (numpy int8), like GMP's mpz_sgn."""
+        return impl.sign(self)
+
+    def bit_count(self) -> np.ndarray:
+        """Set bits of every abs(x) (int.bit_count), a numpy int64 array (clbig.bit_count)."""
+        return impl.bit_count(self)
+
+    # -- arithmetic (mpz.ops, mpz.powers, mpz.modular) -----------------------------------
+    def __add__(self, o):
+        return impl.add(self, o)
+
+    def __radd__(self, o):
+        return impl.add(o, self)
+
+    def __sub__(self, o):
+        return impl.sub(self, o)
+
+    def __rsub__(self, o):
+        return impl.sub(o, self)
+
+    def __mul__(self, o):
+        return impl.mul(self, o)
+
+    def __rmul__(self, o):
+        return impl.mul(o, self)
+
+    def __floordiv__(self, o):
+        return impl.floordiv(self, o)
+
+    def __rfloordiv__(self, o):
+        return impl.floordiv(o, self)
+
+    def __mod__(self, o):
+        return impl.mod(self, o)
+
+    def __rmod__(self, o):
+        return impl.mod(o, self)
+
+    def __divmod__(self, o):
+        return impl.divmod(self, o)
+
+    def __rdivmod__(self, o):
+        return impl.divmod(o, self)
+
+    def __pow__(self, e, m=None):
+        if m is None:
+            return impl.power(self, e)
+        return impl.powmod(self, e, m)
+
+    def __rpow__(self, o, m=None):
+        """o ** self: each element an exponent (2 ** clbig.array([1, 2, 3]))."""
+        if m is None:
+            return impl.power(o, self)
+        return impl.powmod(o, self, m)
+
+    def __lshift__(self, k):
+        return impl.shift_left(self, k)
+
+    def __rshift__(self, k):
+        return impl.shift_right(self, k)
+
+    def __rlshift__(self, o):
+        """o << self: each element a shift count (1 << clbig.array([1, 2, 3]))."""
+        return impl.shift_left(o, self)
+
+    def __rrshift__(self, o):
+        return impl.shift_right(o, self)
+
+    # -- signs (mpz.signs) ---------------------------------------------------------------
+    def __neg__(self):
+        return impl.negative(self)
+
+    def __pos__(self):
+        return self.__copy__()
+
+    def __abs__(self):
+        return BigIntArray(self.ctx, self.data, self.bits)
+
+    def __invert__(self):
+        return impl.invert(self)
+
+    # -- comparisons (mpz.ops.compare): numpy bool arrays --------------------------------
+    def __lt__(self, o):
+        return impl.compare(self, o, "lt")
+
+    def __le__(self, o):
+        return impl.compare(self, o, "le")
+
+    def __gt__(self, o):
+        return impl.compare(self, o, "gt")
+
+    def __ge__(self, o):
+        return impl.compare(self, o, "ge")
+
+    def __eq__(self, o):
+        return impl.compare(self, o, "eq")
+
+    def __ne__(self, o):
+        return impl.compare(self, o, "ne")
+
+    # -- bitwise operations (mpz.bitops) -------------------------------------------------
+    def __and__(self, o):
+        return impl.bitwise("and", self, o)
+
+    def __rand__(self, o):
+        return impl.bitwise("and", o, self)
+
+    def __or__(self, o):
+        return impl.bitwise("or", self, o)
+
+    def __ror__(self, o):
+        return impl.bitwise("or", o, self)
+
+    def __xor__(self, o):
+        return impl.bitwise("xor", self, o)
+
+    def __rxor__(self, o):
+        return impl.bitwise("xor", o, self)
+
+    # -- reductions and orderings (mpz.reduce) -------------------------------------------
+    def trim(self) -> BigIntArray:
+        """The values at the smallest capacity that holds them (at least 1 bit)."""
+        return impl.trim(self)
+
+    def sum(self) -> int:
+        """The exact sum, a Python int (clbig.sum)."""
+        return impl.sum(self)
+
+    def prod(self) -> int:
+        """The exact product, a Python int (clbig.prod)."""
+        return impl.prod(self)
+
+    def min(self) -> int:
+        """The smallest element, a Python int (clbig.min); ValueError for an empty batch."""
+        return impl.min(self)
+
+    def max(self) -> int:
+        """The largest element, a Python int (clbig.max); ValueError for an empty batch."""
+        return impl.max(self)
+
+    def argmin(self) -> int:
+        """The index of the first smallest element (clbig.argmin); ValueError if empty."""
+        return impl.argmin(self)
+
+    def argmax(self) -> int:
+        """The index of the first largest element (clbig.argmax); ValueError if empty."""
+        return impl.argmax(self)
+
+    def sort(self) -> BigIntArray:
+        """A sorted copy (stable; unlike ndarray.sort, never in place)."""
+        return impl.sort(self)
+
+    def argsort(self) -> np.ndarray:
+        """The stable ascending order, numpy int64 (clbig.argsort)."""
+        return impl.argsort(self)
+
+    # -- numpy's protocols (mpz.npinterop) -----------------------------------------------
+    def __array__(self, dtype=None, copy=None):
+        return impl.to_numpy(self, dtype, copy)
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        return impl.array_ufunc(self, ufunc, method, inputs, kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        return impl.array_function(self, func, types, args, kwargs)
+
     # -- copies and pickling -------------------------------------------------------------
     # Operations never write into an existing array, so a shallow copy may share the buffer.
     def __copy__(self):
         return BigIntArray(self.ctx, self.data, self.bits, self.neg)
+
+    def copy(self) -> BigIntArray:
+        """An independent copy (on the device)."""
+        return self.__deepcopy__({})
 
     def __deepcopy__(self, memo):
         """An independent copy on the same context (a device-side copy)."""
@@ -407,27 +644,6 @@ class BigIntArray:
         if self.neg is None:
             return _unpickle, (self.to_limbs(), self.bits)
         return _unpickle, (self.to_limbs(magnitude=True), self.bits, self.neg.copy())
-
-
-def ndarray_values(x: np.ndarray, what: str):
-    """An integer numpy array as Python ints: a 0-d array as one int, a 1-d one as a list.
-    TypeError for booleans, floats and the rest (numpy's own conversions would round)."""
-    if x.ndim > 1:
-        raise ValueError(f"{what}: a numpy array of shape {x.shape}; clbig batches are one-dimensional")
-    if x.dtype.kind == "O":
-        vals = x.tolist()
-        flat = vals if x.ndim else [vals]
-        for i, v in enumerate(flat):
-            if isinstance(v, (bool, np.bool_)) or not isinstance(v, (numbers.Integral, _MPZ)):
-                raise TypeError(f"{what}: element {i} of an object array is {type(v).__name__}, "
-                                "not an integer")
-    elif x.dtype.kind in "iu":
-        vals = x.tolist()               # Python ints, exact for every integer dtype
-    else:
-        raise TypeError(f"{what}: a numpy array of dtype {x.dtype}; clbig takes integer arrays "
-                        "(int8 ... uint64, or object arrays of ints)")
-    return vals
-
 
 
 def _unpickle(limbs: np.ndarray, bits: int, neg=None) -> BigIntArray:
@@ -520,7 +736,7 @@ def host_result(ctx: Context, values: list, bits: int) -> BigIntArray:
 def value_list(values, what: str) -> list:
     """`values` (one int / mpz, or an iterable of them) as a list; TypeError naming `what` for
     strings, mappings, sets and non-iterables."""
-    if isinstance(values, (numbers.Integral, type(gmpy2.mpz(0)))) and not isinstance(values, bool):
+    if isinstance(values, (numbers.Integral, MPZ)) and not isinstance(values, bool):
         return [values]
     if isinstance(values, (str, bytes, bytearray, dict, set, frozenset)):   # iterable, but not of values
         raise TypeError(f"{what} expects a sequence of integers, got {type(values).__name__}")

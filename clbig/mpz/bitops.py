@@ -7,7 +7,7 @@ import numpy as np
 from ..mpn import bitwise as _bitwise
 from .array import BigIntArray, check_fits, limbs_for
 from .dispatch import rows
-from .ops import operands
+from .coerce import operands
 from .signs import _KEEP, _MINUS1, _PLUS1, clean_neg, marked, marks, neg_of, pick, step, with_neg
 
 _IO = {"and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor}

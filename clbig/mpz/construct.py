@@ -9,7 +9,9 @@ from typing import TYPE_CHECKING, Iterable
 import numpy as np
 
 from . import rowops
-from .array import BigIntArray, _MPZ, array, check_bits, check_context, check_fits, from_limbs, limbs_for
+from .array import BigIntArray, array, check_bits, check_context, check_fits, from_limbs, limbs_for
+from .coerce import coerce, context_of
+from .types import MPZ
 from ..runtime.devices import current_context
 
 if TYPE_CHECKING:
@@ -19,7 +21,7 @@ if TYPE_CHECKING:
 
 def _count(n, what: str) -> int:
     """A batch length: a non-negative integer (bool is not one)."""
-    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (numbers.Integral, _MPZ)):
+    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (numbers.Integral, MPZ)):
         raise TypeError(f"{what}: n must be a non-negative integer, got {type(n).__name__} {n!r}")
     if n < 0:
         raise ValueError(f"{what}: n must be a non-negative integer, got {n}")
@@ -112,24 +114,19 @@ def full(n: int, value: Integer, bits: int | None = None, ctx: Context | None = 
     70
     """
     n = _count(n, "clbig.full")
-    if not isinstance(value, (numbers.Integral, _MPZ)) or isinstance(value, (bool, np.bool_)):
+    if not isinstance(value, (numbers.Integral, MPZ)) or isinstance(value, (bool, np.bool_)):
         raise TypeError(f"clbig.full: value must be an integer, got {type(value).__name__}")
     one = array([value], bits=bits, ctx=ctx)
     return rowops.take(one, np.zeros(n, np.int64))
 
 
 def _as_array(x, ctx, what: str) -> BigIntArray:
-    from .ops import _coerce
-    return _coerce(x, ctx, what, signed=True)
+    return coerce(x, ctx, what, signed=True)
 
 
-def _context_of(xs, ctx):
-    if ctx is not None:
-        return check_context(ctx)
-    for x in xs:
-        if isinstance(x, BigIntArray):
-            return x.ctx
-    return current_context()
+def _context_for(xs, ctx):
+    """The given `ctx` (checked), else the operands' context (coerce.context_of)."""
+    return context_of(*xs) if ctx is None else check_context(ctx)
 
 
 def concatenate(arrays: Iterable[Operand], ctx: Context | None = None) -> BigIntArray:
@@ -173,10 +170,10 @@ def concatenate(arrays: Iterable[Operand], ctx: Context | None = None) -> BigInt
     arrays = list(arrays)
     if not arrays:
         raise ValueError("clbig.concatenate: need at least one array to concatenate")
-    ctx = _context_of(arrays, ctx)
+    ctx = _context_for(arrays, ctx)
     got = []
     for i, a in enumerate(arrays):
-        if not isinstance(a, BigIntArray) and (isinstance(a, (numbers.Integral, _MPZ))
+        if not isinstance(a, BigIntArray) and (isinstance(a, (numbers.Integral, MPZ))
                                                 or np.ndim(a) == 0):
             raise ValueError(f"clbig.concatenate: array {i} is a scalar ({type(a).__name__}), "
                              "not a sequence of integers")
@@ -237,7 +234,7 @@ def where(cond: np.ndarray | Iterable[bool], x: Operand, y: Operand,
     [1, 20, 7]
     """
     c = condition(cond, "clbig.where")
-    ctx = _context_of((x, y), ctx)
+    ctx = _context_for((x, y), ctx)
     xa, ya = _as_array(x, ctx, "x"), _as_array(y, ctx, "y")
     n = len(c)
     if n == 1 and (len(xa) != 1 or len(ya) != 1):   # a one-element condition broadcasts too

@@ -15,12 +15,13 @@ import numbers
 import numpy as np
 
 from . import hooks
-from .array import _MPZ, BigIntArray
+from .array import BigIntArray
+from .types import MPZ
 
 def _plain(x) -> bool:
     """An argument of an all-int call: an integer (int, gmpy2 mpz, numpy integer; not a bool)
     or an option (a string, None)."""
-    return (isinstance(x, (numbers.Integral, _MPZ, str)) or x is None) and not isinstance(x, (bool, np.bool_))
+    return (isinstance(x, (numbers.Integral, MPZ, str)) or x is None) and not isinstance(x, (bool, np.bool_))
 
 
 def scalar(r):

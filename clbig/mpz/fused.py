@@ -6,18 +6,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..mpn import mul_basecase
+from ..mpn import mul_basecase, mul_n
 from ..runtime import plan as P
 from ..mpn.add_n import vec_ok
-from .array import BigIntArray
-from .ops import _check_bits, add_fixed, mul_low, operands
+from .array import BigIntArray, check_bits, from_limbs
+from .coerce import operands
+from .ops import add_fixed, mul_low
 from ..runtime.render import DoesNotFit, kernel, launch
 from .dispatch import rows
 
 
 def _setup(a, b, bits):
     a, b, n, sa, sb = operands(a, b)
-    bits = max(a.bits, b.bits) if bits is None else _check_bits(bits)
+    bits = max(a.bits, b.bits) if bits is None else check_bits(bits)
     mr = P.ceil_div(bits, 32)
     top = (1 << (bits % 32)) - 1 if bits % 32 else 0xFFFFFFFF
     return a, b, n, sa, sb, bits, mr, top
@@ -63,11 +64,11 @@ def poly(a, b, bits: int | None = None, fused: bool | None = None) -> BigIntArra
     a, b, n, sa, sb, bits, mr, top = _setup(a, b, bits)
     ctx = a.ctx
     if fused is None:
-        from ..mpn import mul_n
         fused = mul_n.choose(ctx, mr, mr, bits, max(n, 1)) == "classical"
     if fused and a.m <= mr and b.m <= mr:
         out = ctx.empty((n, mr), np.uint32)
-        for q in mul_basecase._q_options(mr, ctx.carry, square=True):   # Poly squares twice
+        # Poly squares twice
+        for q in mul_basecase._q_options(ctx.profile.settings, mr, ctx.carry, square=True):
             c = P.ceil_div(P.ceil_div(mr, q), 2) * 2
             ipi = c // 2
             ld = 5 * q + mr
@@ -95,7 +96,6 @@ def poly(a, b, bits: int | None = None, fused: bool | None = None) -> BigIntArra
 
 
 def _widen(x: BigIntArray, m: int) -> BigIntArray:
-    from .array import from_limbs
     limbs = x.to_limbs()
     wide = np.zeros((limbs.shape[0], m), np.uint32)
     wide[:, :limbs.shape[1]] = limbs

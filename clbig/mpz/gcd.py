@@ -1,4 +1,4 @@
-"""Greatest common divisors and modular inverses of batches (the mpz layer over clbig.gcd_n):
+"""Greatest common divisors and modular inverses of batches (the mpz layer over clbig.mpn.gcd_n):
 operand coercion, broadcasting, Python's semantics and errors.
 
     gcd(a, b)                    gcd(0, 0) = 0; capacity min(a.bits, b.bits), see below
@@ -27,12 +27,14 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..mpn import gcd_n
+from ..mpn.div_q import bitlen
 from . import signs
 from .array import BigIntArray, from_limbs, limbs_for
-from .ops import _is_scalar, add, divmod_arrays, floordiv, mod, mul, operands, sub
+from .coerce import is_scalar, operands
+from .ops import add, divmod_arrays, floordiv, mod, mul, sub
 from .dispatch import rows
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:   # a hint only: modular imports this module (invert), so not at run time
     from .modular import Modulus
     from .types import Operand
 
@@ -88,7 +90,7 @@ def gcd(a: Operand, b: Operand) -> BigIntArray | int:
     >>> clbig.gcd(clbig.array([12]), [18, 8, 7]).tolist(), clbig.gcd(-4, 6)
     ([6, 4, 1], 2)
     """
-    if _is_scalar(a) and _is_scalar(b):
+    if is_scalar(a) and is_scalar(b):
         return gcd([a], [b]).tolist()[0]
     a, b, n, sa, sb = operands(a, b, signed=True)
     a, b = abs(a), abs(b)                     # math.gcd(-4, 6) == 2: magnitudes, same limbs
@@ -158,7 +160,7 @@ def invert(a: Operand, m: Operand | Modulus, strict: bool = True
     """
     if not isinstance(m, BigIntArray) and isinstance(getattr(m, "m", None), BigIntArray):
         m = m.m                                  # a Modulus: its moduli
-    if _is_scalar(a) and _is_scalar(m):
+    if is_scalar(a) and is_scalar(m):
         r = invert([a], [m], strict)
         return r.tolist()[0] if strict else (r[0].tolist()[0], bool(r[1][0]))
     a, m, n, sa, sm = operands(a, m, signed=True)
@@ -193,7 +195,6 @@ def invert(a: Operand, m: Operand | Modulus, strict: bool = True
 
 
 def _no_zero_modulus(m: BigIntArray):
-    from ..mpn.div_q import bitlen
     lens = m.ctx.get(bitlen(m.ctx, m.data.data, m.m, m.m, len(m)))[:len(m)]
     if not lens.all():
         raise ValueError(f"invert: the modulus is 0 at index {int(np.argmin(lens))}")

@@ -7,7 +7,8 @@ import numbers
 import numpy as np
 
 from . import rowops
-from .array import BigIntArray, _MPZ
+from .array import BigIntArray
+from .types import MPZ
 
 
 def positions(x: BigIntArray, key) -> np.ndarray:
@@ -18,7 +19,7 @@ def positions(x: BigIntArray, key) -> np.ndarray:
         key = key.tolist()
     if isinstance(key, (list, tuple)):
         for j, v in enumerate(key):     # numpy would take floats or strings in a list
-            if not isinstance(v, (numbers.Integral, _MPZ)):
+            if not isinstance(v, (numbers.Integral, MPZ)):
                 raise TypeError(f"BigIntArray index list: element {j} is {type(v).__name__} "
                                 f"{v!r}, not an integer or a bool")
         if key and all(isinstance(v, (bool, np.bool_)) for v in key):
@@ -53,7 +54,7 @@ def _int_array(vals) -> np.ndarray:
     """Integers (Python ints of any size) as int64; an index beyond int64 is out of range
     anyway: it is clipped to one that is, so the range check names it."""
     for j, v in enumerate(vals):
-        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (numbers.Integral, _MPZ)):
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (numbers.Integral, MPZ)):
             raise TypeError(f"BigIntArray index: element {j} is {type(v).__name__}, not an integer")
     out = np.zeros(len(vals), np.int64)
     for j, v in enumerate(vals):

@@ -1,12 +1,12 @@
-"""Modular products and powers (the mpz layer over clbig.mont): powmod, mulmod, Modulus.
+"""Modular products and powers (the mpz layer over clbig.mpn.mont): powmod, mulmod, Modulus.
 
 Coercion and broadcasting as for the other operations (any operand a BigIntArray, an int /
 mpz or a list; length one broadcasts), exact semantics for every modulus m >= 1:
 
-* odd m: Montgomery arithmetic on the device: clbig.mont52 (FP64 digit products) where the
-  device is fast in FP64 and the moduli fit its registers, else clbig.mont (int32 limbs); both
-  take the same calls (`_kernel`). R^2 mod m, for the chosen kernel's R, comes from one batch
-  division on the device (clbig.divmod of the broadcast R^2).
+* odd m: Montgomery arithmetic on the device: clbig.mpn.mont52 (FP64 digit products) where
+  the device is fast in FP64 and the moduli fit its registers, else clbig.mpn.mont (int32
+  limbs); both take the same calls (`_kernel`). R^2 mod m, for the chosen kernel's R, comes
+  from one batch division on the device (clbig.divmod of the broadcast R^2).
 * even m = 2^s m_o: CRT of a^e mod m_o (Montgomery, m_o odd, possibly 1) and a^e mod 2^s (the
   same kernel modulo B^NP, no reduction); the two residues are joined on the host for those
   rows only, x = x1 + m_o ((x2 - x1) m_o^-1 mod 2^s), a few products per row against the
@@ -31,8 +31,11 @@ from ..mpn import host_powm, mont, mont52
 from ..runtime import plan as P, profiling
 from . import ops
 from .array import BigIntArray, array, host_result
-from .ops import _coerce, _is_scalar
+from .coerce import coerce, is_scalar
+from .construct import where
 from .dispatch import rows
+from .gcd import invert
+from ..runtime.devices import current_context
 
 if TYPE_CHECKING:
     from ..runtime.devices import Context
@@ -89,11 +92,11 @@ class Modulus:
     def __init__(self, m: Operand | Modulus, ctx: Context | None = None) -> None:
         if isinstance(m, Modulus):
             m = m.m
-        ctx = m.ctx if isinstance(m, BigIntArray) else (ctx or ops.current_context())
+        ctx = m.ctx if isinstance(m, BigIntArray) else (ctx or current_context())
         if getattr(ctx, "is_multi", False):
             # Several devices: the moduli as a SplitArray; each piece an operation runs on makes
-            # (and keeps) a Modulus of its own device (clbig.multi.piece).
-            arr = m if isinstance(m, BigIntArray) else array([m] if _is_scalar(m) else list(m), ctx=ctx)
+            # (and keeps) a Modulus of its own device (clbig.scale.split.piece).
+            arr = m if isinstance(m, BigIntArray) else array([m] if is_scalar(m) else list(m), ctx=ctx)
             for test, why in (("eq", "modulus is 0 at index {}"), ("lt", "operand m: element {} is negative "
                                                                    "(this operation takes non-negative integers only)")):
                 bad = ops.compare(arr, 0, test)
@@ -103,16 +106,16 @@ class Modulus:
             self.n, self.bits, self.nm = len(arr), arr.bits, arr.m
             self.odd = (arr.to_limbs(magnitude=True)[:, 0] & 1).astype(bool)
             return
-        if _is_scalar(m) or isinstance(m, (list, tuple)):
-            vals = [m] if _is_scalar(m) else list(m)
-            arr = _coerce(vals, ctx, "m")               # type / sign errors first
+        if is_scalar(m) or isinstance(m, (list, tuple)):
+            vals = [m] if is_scalar(m) else list(m)
+            arr = coerce(vals, ctx, "m")               # type / sign errors first
             zero = [i for i, v in enumerate(vals) if v == 0]
             if zero:
                 raise ValueError(f"modulus is 0 at index {zero[0]}")
             self._host = [int(v) for v in vals]
             self.odd = np.array([v & 1 for v in self._host], dtype=bool)
         else:
-            arr = _coerce(m, ctx, "m")
+            arr = coerce(m, ctx, "m")
             z = ops.compare(arr, 0, "eq")
             if z.any():
                 raise ValueError(f"modulus is 0 at index {int(np.argmax(z))}")
@@ -187,12 +190,12 @@ def _context(*xs):
             return x.ctx
         if isinstance(x, BigIntArray):
             return x.ctx
-    return ops.current_context()
+    return current_context()
 
 
 def _kernel(ctx, M: Modulus, n: int, coop: bool = False):
     """(module, plan, fit, rbits) of the Montgomery kernel for n instances of M's moduli:
-    clbig.mont52 where it is wanted and fits (mont52.wanted), else clbig.mont; plan None where
+    mpn.mont52 where it is wanted and fits (mont52.wanted), else mpn.mont; plan None where
     neither fits one work-group. Both modules take the same calls; fit is the most limbs an
     operand may have (it must be below R), rbits is log2 R (R^2 mod m is computed for it).
     coop (powmod): mont52 may spread an instance over several items (mont52.wanted_coop)."""
@@ -280,7 +283,7 @@ def powmod(a: Operand, e: Counts, m: Operand | Modulus) -> BigIntArray | int:
     ...
     ValueError: modulus is 0 at index 0
     """
-    if _is_scalar(a) and _is_scalar(e) and _is_scalar(m):
+    if is_scalar(a) and is_scalar(e) and is_scalar(m):
         if m == 0:
             raise ValueError("modulus is 0 at index 0")
         return powmod([a], [e], [m]).tolist()[0]
@@ -291,7 +294,7 @@ def powmod(a: Operand, e: Counts, m: Operand | Modulus) -> BigIntArray | int:
     host = _on_host(_context(m, a, e), a, e, m)
     if host is not None:
         return host
-    E = None if _is_scalar(e) and e >= 0 else _coerce(e, _context(m, a, e), "e", signed=True)
+    E = None if is_scalar(e) and e >= 0 else coerce(e, _context(m, a, e), "e", signed=True)
     if E is not None and E.neg is not None and E.neg.any():
         return _powmod_negative_exponents(a, E, m)
     return _powmod(a, e if E is None else E, m)      # (a list of exponents is uploaded once)
@@ -303,16 +306,15 @@ def _negative_moduli(m):
     if isinstance(m, BigIntArray):
         neg = None if m.neg is None else m.neg & (m.sign() < 0)
         return None if neg is None or not neg.any() else (abs(m), neg)
-    vals = [m] if _is_scalar(m) else (list(m) if isinstance(m, (list, tuple)) else None)
-    if vals is None or not any(_is_scalar(v) and v < 0 for v in vals):
+    vals = [m] if is_scalar(m) else (list(m) if isinstance(m, (list, tuple)) else None)
+    if vals is None or not any(is_scalar(v) and v < 0 for v in vals):
         return None
-    return [abs(v) for v in vals], np.array([_is_scalar(v) and v < 0 for v in vals])
+    return [abs(v) for v in vals], np.array([is_scalar(v) and v < 0 for v in vals])
 
 
 def _negative_moduli_result(r: BigIntArray, m_abs, neg):
     """Python's result for negative moduli from r = the result mod |m|: r - |m| where m < 0
     and r != 0, so that it lies in (m, 0] as Python's (3 * 5) % -7 == -6."""
-    from .construct import where
     M = m_abs if isinstance(m_abs, BigIntArray) else array(m_abs, ctx=r.ctx)
     shift = neg if len(neg) == len(r) else np.broadcast_to(neg, (len(r),))
     shift = shift & ops.compare(r, 0, "ne")
@@ -323,11 +325,9 @@ def _negative_moduli_result(r: BigIntArray, m_abs, neg):
 
 def _powmod_negative_exponents(a, E: BigIntArray, m):
     """pow(a, -k, m) == pow(pow(a, -1, m), k, m) per element whose exponent is negative."""
-    from .construct import where
-    from .gcd import invert
     ctx = E.ctx
     M = m if isinstance(m, Modulus) else Modulus(m, ctx)
-    A = _coerce(a, ctx, "a", signed=True)
+    A = coerce(a, ctx, "a", signed=True)
     inv, ok = invert(A, M.m, strict=False)
     n = len(inv)
     eneg = np.broadcast_to(E.neg & (E.sign() < 0), (n,)) if len(E) in (1, n) else E.neg
@@ -351,30 +351,30 @@ def _powmod_negative_exponents(a, E: BigIntArray, m):
 HOST_ROWS_PER_CORE = ((1024, 2), (2048, 3), (1 << 62, 6))
 
 
-def _host_rows(ctx, bits: int) -> int:
-    """How many rows of `bits`-bit moduli powmod may compute on the host (POWMOD_HOST_ROWS;
-    on GPUs HOST_ROWS_PER_CORE times the host's cores, on CPU devices 0: their kernels are
-    what the tests exercise, and they share the cores anyway)."""
+def _host_rows(ctx, bits: int, s) -> int:
+    """How many rows of `bits`-bit moduli powmod may compute on the host (POWMOD_HOST_ROWS of
+    the settings `s`; on GPUs HOST_ROWS_PER_CORE times the host's cores, on CPU devices 0:
+    their kernels are what the tests exercise, and they share the cores anyway)."""
     if not P.is_gpu(ctx):
-        return P.value("POWMOD_HOST_ROWS", 0)
+        return s.get("powmod_host_rows", 0)
     per_core = next(k for b, k in HOST_ROWS_PER_CORE if bits <= b)
-    return P.value("POWMOD_HOST_ROWS", per_core * host_powm.cores())
+    return s.get("powmod_host_rows", per_core * host_powm.cores())
 
 
 def _rows_of(x, ctx):
     """How many rows operand x has, where _on_host can take it (host values, or a plain
     BigIntArray or Modulus of ctx, read back when the batch is small enough), else None."""
-    if _is_scalar(x):
+    if is_scalar(x):
         return 1
     if isinstance(x, (list, tuple)):
-        return len(x) if all(_is_scalar(v) for v in x) else None
+        return len(x) if all(is_scalar(v) for v in x) else None
     if type(x) is BigIntArray or isinstance(x, Modulus):
         return len(x) if x.ctx is ctx else None
     return None
 
 
 def _values_of(x) -> list:
-    if _is_scalar(x):
+    if is_scalar(x):
         return [x]
     if isinstance(x, Modulus):
         return x._host if x._host is not None else x.m.tolist()
@@ -390,14 +390,15 @@ def _on_host(ctx, a, e, m):
     if None in lens or len(set(lens) - {1}) > 1:
         return None                    # other operands, or lengths the device path refuses
     n = max(lens)
+    s = ctx.profile.settings
     most = max(k for _, k in HOST_ROWS_PER_CORE) * host_powm.cores()
-    if n > most and n > P.value("POWMOD_HOST_ROWS", 0):
+    if n > most and n > s.get("powmod_host_rows", 0):
         return None                    # beyond any default: no need to look at the values
-    if not P.is_gpu(ctx) and not P.value("POWMOD_HOST_ROWS", 0):
+    if not P.is_gpu(ctx) and not s.get("powmod_host_rows", 0):
         return None                    # (the default on CPU devices, without reading arrays)
     vals = [_values_of(x) for x in (a, e, m)]
     mbits = max(int(z).bit_length() for z in vals[2])
-    limit = _host_rows(ctx, mbits)
+    limit = _host_rows(ctx, mbits, s)
     if not 0 < n <= limit:
         return None
     av, ev, mv = ([v[0]] * n if len(v) == 1 else v for v in vals)
@@ -420,7 +421,7 @@ def _powmod(a, e, m):
     M = m if isinstance(m, Modulus) else Modulus(m, ctx)
     if M.ctx is not ctx:
         raise ValueError(f"modulus lives in {M.ctx!r}, not in {ctx!r}: arrays from two contexts cannot mix")
-    a, e = _python_base(_coerce(a, ctx, "a", signed=True), M), _coerce(e, ctx, "e")
+    a, e = _python_base(coerce(a, ctx, "a", signed=True), M), coerce(e, ctx, "e")
     n, (sa, se, sm) = _broadcast(a, e, M.m)
     if n == 0:
         return BigIntArray(ctx, ctx.empty((0, M.nm)), M.bits)
@@ -549,7 +550,7 @@ def mulmod(a: Operand, b: Operand, m: Operand | Modulus) -> BigIntArray | int:
     >>> clbig.mulmod(2**70, 3, 1000)
     272
     """
-    if _is_scalar(a) and _is_scalar(b) and _is_scalar(m):
+    if is_scalar(a) and is_scalar(b) and is_scalar(m):
         if m == 0:
             raise ValueError("modulus is 0 at index 0")
         return mulmod([a], [b], [m]).tolist()[0]
@@ -561,8 +562,8 @@ def mulmod(a: Operand, b: Operand, m: Operand | Modulus) -> BigIntArray | int:
     M = m if isinstance(m, Modulus) else Modulus(m, ctx)
     if M.ctx is not ctx:
         raise ValueError(f"modulus lives in {M.ctx!r}, not in {ctx!r}: arrays from two contexts cannot mix")
-    a = _python_base(_coerce(a, ctx, "a", signed=True), M)
-    b = _python_base(_coerce(b, ctx, "b", signed=True), M)
+    a = _python_base(coerce(a, ctx, "a", signed=True), M)
+    b = _python_base(coerce(b, ctx, "b", signed=True), M)
     n, _ = _broadcast(a, b, M.m)
     if n == 0:
         return BigIntArray(ctx, ctx.empty((0, M.nm)), M.bits)

@@ -11,18 +11,23 @@ computed from a BigIntArray through int64 or float64.
  * __array_function__: np.sum, np.prod, np.min, np.max, np.argmin, np.argmax, np.sort,
    np.argsort, np.concatenate, np.where, np.copy, np.take, np.nonzero ... go to clbig's own
    function; any other numpy function is a TypeError naming it.
- * ndarray_values: integer numpy arrays (int8 ... uint64, object arrays of ints) as operands,
-   converted exactly, as lists are.
+ * operands: integer numpy arrays (int8 ... uint64, object arrays of ints) are taken as lists
+   are, converted exactly (mpz.coerce.ndarray_values).
 Because BigIntArray defines __array_ufunc__, `ndarray + a` calls np.add(ndarray, a), which
 comes here: the result is a BigIntArray, not an object array.
 """
 from __future__ import annotations
 
+import builtins
 import numbers
 
 import numpy as np
 
-from .array import BigIntArray, _MPZ, ndarray_values  # noqa: F401 (coercion lives with the storage)
+from . import bitops, construct, index, ops, powers, reduce, rowops
+from .array import BigIntArray, array
+from .coerce import ndarray_values
+from .gcd import gcd
+from .types import MPZ
 
 
 # -- __array__ ----------------------------------------------------------------------------
@@ -77,7 +82,7 @@ def _operand(v, what: str):
         return v
     if isinstance(v, (bool, np.bool_)):
         raise TypeError(f"{what}: a boolean operand; clbig's operations take integers")
-    if isinstance(v, (numbers.Integral, _MPZ)):
+    if isinstance(v, (numbers.Integral, MPZ)):
         return int(v) if isinstance(v, np.integer) else v
     if isinstance(v, np.ndarray):
         return ndarray_values(v, what)
@@ -93,14 +98,12 @@ def _operand(v, what: str):
 
 def _scalar_base(x):
     """A scalar base or shifted value as a one-element array (then broadcast)."""
-    from .array import array
     if isinstance(x, BigIntArray):
         return x
     return array(x if isinstance(x, list) else [x])
 
 
 def _broadcast(r: BigIntArray, n: int) -> BigIntArray:
-    from . import rowops
     if len(r) == 1 and n != 1:
         return rowops.take(r, np.zeros(n, np.int64))
     return r
@@ -112,14 +115,12 @@ def _length(v) -> int:
 
 def _power(a, e):
     """np.power: one exponent or one per element (clbig.mpz.powers.power)."""
-    from . import powers
     n = max(_length(a), _length(e))
     return _broadcast(powers.power(_scalar_base(a), e), n)
 
 
 def _shift(left: bool):
     def f(a, k):
-        from . import ops
         n = max(_length(a), _length(k))
         fn = ops.shift_left if left else ops.shift_right
         return _broadcast(fn(_scalar_base(a), k), n)
@@ -128,45 +129,30 @@ def _shift(left: bool):
 
 def _extreme(larger: bool):
     def f(a, b):
-        from . import construct, ops
         return construct.where(ops.compare(a, b, "ge" if larger else "le"), a, b)
     return f
 
 
 def _cmp(which):
     def f(a, b):
-        from . import ops
         return ops.compare(a, b, which)
-    return f
-
-
-def _ops(name):
-    def f(*xs):
-        from . import ops
-        return getattr(ops, name)(*xs)
     return f
 
 
 def _bitwise(op):
     def f(a, b):
-        from . import bitops
         return bitops.bitwise(op, a, b)
     return f
 
 
-def _gcd(a, b):
-    from .gcd import gcd
-    return gcd(a, b)
-
-
 _BINARY = {
-    np.add: _ops("add"), np.subtract: _ops("sub"), np.multiply: _ops("mul"),
-    np.floor_divide: _ops("floordiv"), np.remainder: _ops("mod"), np.divmod: _ops("divmod"),
+    np.add: ops.add, np.subtract: ops.sub, np.multiply: ops.mul,
+    np.floor_divide: ops.floordiv, np.remainder: ops.mod, np.divmod: ops.divmod,
     np.power: _power, np.left_shift: _shift(True), np.right_shift: _shift(False),
     np.bitwise_and: _bitwise("and"), np.bitwise_or: _bitwise("or"), np.bitwise_xor: _bitwise("xor"),
     np.less: _cmp("lt"), np.less_equal: _cmp("le"), np.greater: _cmp("gt"),
     np.greater_equal: _cmp("ge"), np.equal: _cmp("eq"), np.not_equal: _cmp("ne"),
-    np.maximum: _extreme(True), np.minimum: _extreme(False), np.gcd: _gcd,
+    np.maximum: _extreme(True), np.minimum: _extreme(False), np.gcd: gcd,
 }
 _UNARY = {
     np.negative: lambda x: -x, np.positive: lambda x: +x, np.absolute: abs,
@@ -174,10 +160,8 @@ _UNARY = {
 }
 
 
-def _reduce_table():
-    from . import reduce
-    return {np.add: reduce.sum, np.multiply: reduce.prod, np.minimum: reduce.min,
-            np.maximum: reduce.max}
+_REDUCE = {np.add: reduce.sum, np.multiply: reduce.prod, np.minimum: reduce.min,
+           np.maximum: reduce.max}
 
 
 # Keywords a ufunc call may carry at their defaults (numpy passes only those given).
@@ -234,7 +218,7 @@ def array_ufunc(self: BigIntArray, ufunc, method: str, inputs, kw):
 
 def _reduce(ufunc, inputs, kw):
     name = f"numpy.{ufunc.__name__}.reduce"
-    fn = _reduce_table().get(ufunc)
+    fn = _REDUCE.get(ufunc)
     if fn is None:
         raise TypeError(f"{name} is not supported on a BigIntArray (clbig reduces with add, "
                         "multiply, minimum and maximum)")
@@ -249,7 +233,7 @@ def _reduce(ufunc, inputs, kw):
             continue
         if k == "initial":
             initial = _operand(v, f"{name}, initial")
-            if not isinstance(initial, (int, _MPZ)):
+            if not isinstance(initial, (int, MPZ)):
                 raise TypeError(f"{name}: initial must be an integer")
             continue
         raise TypeError(f"{name} on a BigIntArray: keyword {k}={v!r} is not supported")
@@ -260,7 +244,6 @@ def _reduce(ufunc, inputs, kw):
 
 
 def _with_initial(ufunc, fn, x, initial: int):
-    import builtins
     if not len(x):
         return initial
     got = fn(x)
@@ -308,7 +291,6 @@ def _reduction(fname: str, fn, with_initial: bool = True):
             allowed["initial"] = _any
         initial = kw.pop("initial", None) if with_initial else None
         _no(kw, fname, **allowed)
-        from . import reduce
         x = reduce._batch(a, f"numpy.{fname}")
         if initial is None:
             return fn(x)
@@ -332,13 +314,11 @@ def _ordering(fname, fn):
 
 
 def _np_concatenate(arrays, **kw):
-    from . import construct
     _no(kw, "concatenate", axis=_axis0, out=_none, dtype=_none, casting=lambda v: v == "same_kind")
     return construct.concatenate(arrays)
 
 
 def _np_where(cond, *xy):
-    from . import construct
     if isinstance(cond, BigIntArray):
         cond = cond.sign() != 0         # numpy's truth of an integer
     if not xy:
@@ -353,7 +333,6 @@ def _np_nonzero(a):
 
 
 def _np_take(a, indices, axis=None, out=None, mode="raise"):
-    from . import index
     if not _axis0(axis) or out is not None or mode != "raise":
         raise TypeError("numpy.take on a BigIntArray: only axis=None/0, out=None, mode='raise'")
     if isinstance(indices, (numbers.Integral, np.integer)) and not isinstance(indices, bool):
@@ -366,17 +345,14 @@ def _np_copy(a, order="K", subok=False):
 
 
 def _np_array_equal(a1, a2, equal_nan=False):
-    from . import ops
     try:
-        from .reduce import _batch
-        x, y = _batch(a1, "numpy.array_equal"), _batch(a2, "numpy.array_equal")
+        x, y = reduce._batch(a1, "numpy.array_equal"), reduce._batch(a2, "numpy.array_equal")
     except (TypeError, ValueError):
         return False
     return len(x) == len(y) and bool(ops.compare(x, y, "eq").all())
 
 
 def _function_table():
-    from . import reduce
     t = {
         np.sum: _reduction("sum", reduce.sum), np.prod: _reduction("prod", reduce.prod),
         np.min: _reduction("min", reduce.min), np.max: _reduction("max", reduce.max),
@@ -400,14 +376,11 @@ def _truth(a, kw, fname):
     return bool(nz.any() if fname == "any" else nz.all())
 
 
-_FUNCTIONS = None
+_FUNCTIONS = _function_table()
 
 
 def array_function(self: BigIntArray, func, types, args, kwargs):
     """BigIntArray.__array_function__ (see module doc)."""
-    global _FUNCTIONS
-    if _FUNCTIONS is None:
-        _FUNCTIONS = _function_table()
     if not all(issubclass(t, (BigIntArray, np.ndarray)) for t in types):
         return NotImplemented
     fn = _FUNCTIONS.get(func)

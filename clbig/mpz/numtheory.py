@@ -48,9 +48,10 @@ from .array import BigIntArray, from_limbs, limbs_for
 from .dispatch import rows
 from .gcd import gcd, invert
 from .modular import Modulus, mulmod, powmod
-from .ops import _coerce, _context_of, _is_scalar, operands
+from .coerce import coerce, context_of, is_scalar, operands
 from .powers import power
 from .signs import _KEEP, _MINUS1, _PLUS1, nonzero, pick, select, step
+from .types import MPZ
 
 if TYPE_CHECKING:
     from .types import Integer, Operand
@@ -63,7 +64,6 @@ _TRIAL_COMPLETE = 1009 ** 2     # below it, no factor under 1000 means prime (10
 # 13 prime bases are exact below psi_13 = 3.317e24 (Sorenson and Webster); 16 reject psi_13 too
 MIN_BASES = 16
 MAX_REPS = 1000
-_MPZ = type(gmpy2.mpz(0))
 
 
 def _empty(ctx, bits: int) -> BigIntArray:
@@ -126,9 +126,9 @@ def bit_count(a: Operand) -> np.ndarray | int:
     >>> clbig.bit_count([0, 7, -255, 2**100 - 1]).tolist(), clbig.bit_count(-5)
     ([0, 3, 8, 100], 2)
     """
-    if _is_scalar(a):
+    if is_scalar(a):
         return int(bit_count([a])[0])
-    a = _coerce(a, _context_of(a), "a", signed=True)
+    a = coerce(a, context_of(a), "a", signed=True)
     return numtheory_n.popcount(a.ctx, a.data.data, a.m, a.m, len(a))
 
 
@@ -164,7 +164,7 @@ def lcm(a: Operand, b: Operand) -> BigIntArray | int:
     >>> clbig.lcm([4, -6, 0], [6, 4, 5]).tolist(), clbig.lcm(21, 6)
     ([12, 12, 0], 42)
     """
-    if _is_scalar(a) and _is_scalar(b):
+    if is_scalar(a) and is_scalar(b):
         return lcm([a], [b]).tolist()[0]
     a, b, n, _, _ = operands(a, b, signed=True)
     a, b = abs(a), abs(b)
@@ -215,7 +215,7 @@ def gcdext(a: Operand, b: Operand) -> tuple[BigIntArray, BigIntArray, BigIntArra
     >>> clbig.gcdext(12, 18)
     (6, -1, 1)
     """
-    if _is_scalar(a) and _is_scalar(b):
+    if is_scalar(a) and is_scalar(b):
         g, s, t = gcdext([a], [b])
         return g.tolist()[0], s.tolist()[0], t.tolist()[0]
     a, b, n, _, _ = operands(a, b, signed=True)
@@ -246,7 +246,7 @@ def _narrow(x: BigIntArray, bits: int) -> BigIntArray:
 # -- iroot ------------------------------------------------------------------------------------
 def _integer(x, what: str) -> int:
     """x as an int, or TypeError naming `what` (bools are not integers here)."""
-    if isinstance(x, (bool, np.bool_)) or not isinstance(x, (numbers.Integral, _MPZ)):
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, (numbers.Integral, MPZ)):
         raise TypeError(f"{what} must be an integer, got {type(x).__name__}")
     return int(x)
 
@@ -295,10 +295,10 @@ def iroot(a: Operand, k: Integer) -> tuple[BigIntArray, np.ndarray] | tuple[int,
     (33554432, True)
     """
     k = _root_index(k)
-    if _is_scalar(a):
+    if is_scalar(a):
         r, exact = iroot([a], k)
         return r.tolist()[0], bool(exact[0])
-    a = _coerce(a, _context_of(a), "a", signed=True)
+    a = coerce(a, context_of(a), "a", signed=True)
     neg = signs.clean_neg(a)
     if neg is not None:
         raise ValueError(f"iroot: element {int(np.argmax(neg))} is negative")
@@ -375,7 +375,7 @@ def jacobi(a: Operand, n: Operand) -> np.ndarray | int:
     >>> clbig.jacobi([2, 3, 5, -1, 6], [7, 7, 15, 3, 9]).tolist(), clbig.jacobi(1001, 9907)
     ([1, -1, 0, -1, 0], -1)
     """
-    if _is_scalar(a) and _is_scalar(n):
+    if is_scalar(a) and is_scalar(n):
         return int(jacobi([a], [n])[0])
     a, m, cnt, sa, sm = operands(a, n, signed=True)
     if cnt == 0:
@@ -456,9 +456,9 @@ def is_prime(a: Operand, reps: int = 25) -> np.ndarray | bool:
     ([True, False, False, True, False], True)
     """
     reps = _reps(reps)
-    if _is_scalar(a):
+    if is_scalar(a):
         return bool(is_prime([a], reps)[0])
-    a = _coerce(a, _context_of(a), "a", signed=True)
+    a = coerce(a, context_of(a), "a", signed=True)
     n = len(a)
     out = np.zeros(n, bool)
     if n == 0:
@@ -547,9 +547,9 @@ def next_prime(a: Operand, reps: int = 25) -> BigIntArray | int:
     ([2, 2, 3, 17, 18446744073709551629], 1000000000039)
     """
     reps = _reps(reps)
-    if _is_scalar(a):
+    if is_scalar(a):
         return next_prime([a], reps).tolist()[0]
-    a = _coerce(a, _context_of(a), "a", signed=True)
+    a = coerce(a, context_of(a), "a", signed=True)
     n = len(a)
     if n == 0:
         return _empty(a.ctx, a.bits + 1)

@@ -1,87 +1,28 @@
-"""The user-facing arithmetic (the mpz layer): operand coercion, broadcasting, exact semantics
-and bad-input errors, over the limb-vector modules add_n, compare, shift, mul_basecase.
+"""The user-facing arithmetic (the mpz layer): exact semantics and bad-input errors, over the
+limb-vector modules add_n, compare, shift, mul_n and div_q; operands are coerced and broadcast
+by mpz.coerce.
 
-Values carry signs as Python ints do (clbig/signs.py): add, sub, mul, compare, shifts and
+Values carry signs as Python ints do (clbig/mpz/signs.py): add, sub, mul, compare, shifts and
 divmod take any signs; the explicitly modular calls (add_fixed, add_low, sub_fixed, mul_low,
-and the modules built on `operands`/`_coerce` without signed=True) take non-negative values
-only and raise ValueError naming the first negative element."""
+and the modules built on coerce.operands / coerce.coerce without signed=True) take
+non-negative values only and raise ValueError naming the first negative element."""
 from __future__ import annotations
 
 import functools
 import numbers
 
-import gmpy2
 import numpy as np
 import pyopencl as cl
 
-from ..mpn import add_n, compare as _compare, div_q
+from ..mpn import add_n, compare as _compare, div_q, mul_n, shift
 from . import signs
-from .array import BigIntArray, array, check_bits, check_fits, check_unsigned, limbs_for  # noqa: F401
-from ..runtime.devices import current_context
+from .array import BigIntArray, array, check_bits, check_fits  # noqa: F401 (ops.array: tuning/measure.py)
+from .coerce import coerce, context_of, is_scalar, operands
 from .dispatch import rows
-from .types import Counts, Operand
-
-_MPZ = type(gmpy2.mpz(0))
-
-
-def _is_scalar(x) -> bool:
-    return isinstance(x, (numbers.Integral, _MPZ)) and not isinstance(x, (bool, np.bool_))
-
-
-def _coerce(x, ctx, name: str, signed: bool = False) -> BigIntArray:
-    """x as a BigIntArray of ctx; unless `signed`, ValueError naming the first negative element
-    (the unsigned operations' callers rely on it)."""
-    if isinstance(x, BigIntArray):
-        if x.ctx is not ctx:
-            raise ValueError(f"operand {name} lives in {x.ctx!r}, not in {ctx!r}: arrays from two contexts cannot mix")
-        if not signed and x.neg is not None:
-            neg = signs.clean_neg(x)
-            if neg is not None:
-                i = int(np.argmax(neg))
-                raise ValueError(f"operand {name}: element {i} is negative "
-                                 "(this operation takes non-negative integers only)")
-        return x
-    if isinstance(x, np.ndarray):   # integer arrays as exactly as lists (clbig/mpz/npinterop.py)
-        from .array import ndarray_values
-        x = ndarray_values(x, f"operand {name}")
-    if _is_scalar(x):
-        x = [x]
-    elif not isinstance(x, (list, tuple)):
-        raise TypeError(f"operand {name}: expected a BigIntArray, an int, a list of ints or an integer numpy array, got {type(x).__name__}")
-    if not signed:
-        check_unsigned(x)
-    return array(x, ctx=ctx)
-
-
-def _context_of(*xs):
-    for x in xs:
-        if isinstance(x, BigIntArray):
-            return x.ctx
-    return current_context()
-
-
-def operands(a, b, signed: bool = False):
-    """Coerce two operands to arrays of one context and broadcast their lengths (negative
-    values only where `signed`). Returns (a, b, n, stride_a, stride_b)."""
-    ctx = _context_of(a, b)
-    same = b is a
-    a = _coerce(a, ctx, "a", signed)
-    b = a if same else _coerce(b, ctx, "b", signed)   # x * x uploads once and multiplies as a square
-    na, nb = len(a), len(b)
-    if na != nb and na != 1 and nb != 1:
-        raise ValueError(f"length mismatch: {na} and {nb} (broadcasting needs equal lengths or length 1)")
-    n = nb if na == 1 else na
-    sa = 0 if (na == 1 and n != 1) else a.m
-    sb = 0 if (nb == 1 and n != 1) else b.m
-    return a, b, n, sa, sb
-
+from .types import MPZ, Counts, Operand
 
 def _wrap(ctx, out, bits) -> BigIntArray:
     return BigIntArray(ctx, out, bits)
-
-
-def _check_bits(bits):
-    return check_bits(bits)
 
 
 _ALLOC_CODES = {cl.status_code.INVALID_BUFFER_SIZE, cl.status_code.MEM_OBJECT_ALLOCATION_FAILURE}
@@ -98,7 +39,7 @@ def _memory_errors(fn):
         except cl.Error as e:
             if getattr(e, "code", None) not in _ALLOC_CODES and not isinstance(e, cl.MemoryError):
                 raise
-            ctx = _context_of(*args)
+            ctx = context_of(*args)
             dev = ctx.device
             raise MemoryError(
                 f"clbig.{fn.__name__}: {ctx.name} refused a buffer ({e}); "
@@ -145,7 +86,8 @@ def add(a: Operand, b: Operand) -> BigIntArray:
         return signs.addsub("add", a, b, n, sa, sb)
     bits = max(a.bits, b.bits) + 1
     check_fits(a.ctx, n, bits, "a + b")
-    out, _ = add_n.addsub(a.ctx, "add", a.data.data, sa, a.m, b.data.data, sb, b.m, n, bits)
+    out, _ = add_n.addsub(a.ctx, "add", a.data.data, sa, a.m, b.data.data, sb, b.m, n,
+                          signs.whole_limbs(bits))   # the sum fits bits: no mask needed
     return _wrap(a.ctx, out, bits)
 
 
@@ -378,9 +320,8 @@ def mul(a: Operand, b: Operand, algorithm: str = "auto") -> BigIntArray:
     >>> clbig.mul(3, 5)
     15
     """
-    from ..mpn import mul_n
     mul_n.check_algorithm(algorithm)   # before any operand is uploaded
-    if _is_scalar(a) and _is_scalar(b):  # one product of two plain integers gives an int
+    if is_scalar(a) and is_scalar(b):  # one product of two plain integers gives an int
         x = [a]
         return mul(x, x if (b is a or b == a) else [b], algorithm).tolist()[0]
     a, b, n, sa, sb = operands(a, b, signed=True)
@@ -420,7 +361,6 @@ def mul_low(a: Operand, b: Operand, bits: int | None = None, algorithm: str = "a
     >>> clbig.mul_low([300, 7], 300, bits=8).tolist()
     [144, 52]
     """
-    from ..mpn import mul_n
     mul_n.check_algorithm(algorithm)
     a, b, n, sa, sb = operands(a, b)
     bits = max(a.bits, b.bits) if bits is None else check_bits(bits)
@@ -434,7 +374,7 @@ _MAX_SHIFT = 1 << 40        # a << k beyond this many bits could not be held any
 
 
 def _shift_amount(k) -> int:
-    if not isinstance(k, (numbers.Integral, _MPZ)) or isinstance(k, (bool, np.bool_)):
+    if not isinstance(k, (numbers.Integral, MPZ)) or isinstance(k, (bool, np.bool_)):
         raise TypeError(f"shift amount must be an integer, got {type(k).__name__}")
     k = int(k)
     if k < 0:
@@ -445,7 +385,7 @@ def _shift_amount(k) -> int:
 def shift_counts(k, what: str = "shift count"):
     """One count (an int) or one per element (a list of ints, each checked: TypeError or
     ValueError naming the position of the first bad one)."""
-    if _is_scalar(k) or isinstance(k, (bool, np.bool_)):
+    if is_scalar(k) or isinstance(k, (bool, np.bool_)):
         return _shift_amount(k)
     if isinstance(k, BigIntArray):
         k = k.tolist()
@@ -457,7 +397,7 @@ def shift_counts(k, what: str = "shift count"):
         raise TypeError(f"{what} must be an integer or a sequence of integers, got {type(k).__name__}")
     out = []
     for i, v in enumerate(k):
-        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (numbers.Integral, _MPZ)):
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (numbers.Integral, MPZ)):
             raise TypeError(f"{what} {i}: expected an integer, got {type(v).__name__}")
         v = int(v)
         if v < 0:
@@ -468,7 +408,7 @@ def shift_counts(k, what: str = "shift count"):
 
 def per_row(a, ks: list, name: str):
     """a (coerced, signed) and ks broadcast to one length n; returns (a, ks, n)."""
-    a = _coerce(a, _context_of(a), "a", signed=True)
+    a = coerce(a, context_of(a), "a", signed=True)
     na, nk = len(a), len(ks)
     if na != nk and na != 1 and nk != 1:
         raise ValueError(f"{name}: {na} values and {nk} counts (broadcasting needs equal "
@@ -521,7 +461,6 @@ def shift_left(a: Operand, k: Counts) -> BigIntArray:
     >>> clbig.shift_left(3, 2)
     12
     """
-    from ..mpn import shift
     k = shift_counts(k)
     if isinstance(k, list):
         a, k, n = per_row(a, k, "a << k")
@@ -533,7 +472,7 @@ def shift_left(a: Operand, k: Counts) -> BigIntArray:
         ks, sk = _counts_on_device(a.ctx, k, kmax)
         out = shift.shift_rows(a.ctx, a.data.data, a.m, a.m, n, ks.data, sk, True, bits)
         return BigIntArray(a.ctx, out, bits, a.neg)
-    a = _coerce(a, _context_of(a), "a", signed=True)
+    a = coerce(a, context_of(a), "a", signed=True)
     bits = a.bits + k
     if bits > _MAX_SHIFT:
         raise OverflowError(f"a << {k} would need {bits} bits per element")
@@ -576,7 +515,6 @@ def shift_right(a: Operand, k: Counts) -> BigIntArray:
     >>> clbig.shift_right(-7, 1)
     -4
     """
-    from ..mpn import shift
     k = shift_counts(k)
     if isinstance(k, list):
         a, k, n = per_row(a, k, "a >> k")
@@ -586,7 +524,7 @@ def shift_right(a: Operand, k: Counts) -> BigIntArray:
             return _wrap(x.ctx, shift.shift_rows(x.ctx, x.data.data, x.m, x.m, len(x), ks.data,
                                                  sk, False, bits), bits)
         return signs.shift_right(a, k, shift_rows, kmin=min(k, default=0))
-    a = _coerce(a, _context_of(a), "a", signed=True)
+    a = coerce(a, context_of(a), "a", signed=True)
 
     def shift_mag(x, k, bits):
         k = min(k, x.bits)   # every bit is shifted out from x.bits on (and k // 32 fits a ulong)
@@ -635,7 +573,7 @@ def divmod(a: Operand, b: Operand, algorithm: str = "auto") -> tuple[BigIntArray
     >>> clbig.divmod(-7, 2)
     (-4, 1)
     """
-    if _is_scalar(a) and _is_scalar(b):  # one division of two plain integers gives ints
+    if is_scalar(a) and is_scalar(b):  # one division of two plain integers gives ints
         q, r = divmod([a], [b], algorithm)
         return q.tolist()[0], r.tolist()[0]
     a, b, n, sa, sb = operands(a, b, signed=True)

@@ -8,8 +8,8 @@ import numpy as np
 from . import ops
 from .array import BigIntArray, check_fits, limbs_for
 from .dispatch import rows
-from .ops import _coerce, _context_of, _is_scalar
-from .types import Counts, Operand
+from .coerce import coerce, context_of, is_scalar
+from .types import MPZ, Counts, Operand
 from .signs import _KEEP, _MINUS1, _PLUS1, clean_neg, pick, select, step, with_neg
 
 
@@ -58,7 +58,7 @@ def power(x: Operand, e: Counts) -> BigIntArray:
             raise ValueError(f"x ** e: {err}: the result would not be an integer (pow(x, e, m) "
                              "takes negative exponents)") from None
         return _power_rows(x, counts)
-    x = _coerce(x, _context_of(x), "x", signed=True)
+    x = coerce(x, context_of(x), "x", signed=True)
     e = int(e)
     if e < 0:
         raise ValueError(f"x ** {e}: negative exponent (the result would not be an integer; "
@@ -84,7 +84,7 @@ def power(x: Operand, e: Counts) -> BigIntArray:
 def _power_rows(x, e: list) -> BigIntArray:
     """x ** e[i] per element: 2^j ** e as one shift; else square-and-multiply over the bits
     of max(e), each product kept where the element's exponent has that bit."""
-    if _is_scalar(x) and int(x) > 0 and int(x) & (int(x) - 1) == 0:
+    if is_scalar(x) and int(x) > 0 and int(x) & (int(x) - 1) == 0:
         j = int(x).bit_length() - 1
         return ops.shift_left(1, [j * k for k in e])
     x, e, n = ops.per_row(x, e, "x ** e")
@@ -144,8 +144,7 @@ def isqrt_array(x: BigIntArray) -> BigIntArray:
 
 
 def _is_mpz(e) -> bool:
-    import gmpy2
-    return isinstance(e, type(gmpy2.mpz(0)))
+    return isinstance(e, MPZ)
 
 
 @rows("div")
@@ -174,4 +173,4 @@ def isqrt(a: Operand) -> BigIntArray:
     >>> clbig.isqrt(99)
     9
     """
-    return isqrt_array(_coerce(a, _context_of(a), "a", signed=True))
+    return isqrt_array(coerce(a, context_of(a), "a", signed=True))

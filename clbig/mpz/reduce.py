@@ -22,8 +22,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from . import rowops
+from . import ops, rowops
 from .array import BigIntArray, array, limbs_for
+from .coerce import ndarray_values
 
 if TYPE_CHECKING:
     from .types import Operand
@@ -34,7 +35,6 @@ def _batch(x, what: str) -> BigIntArray:
     if isinstance(x, BigIntArray):
         return x
     if isinstance(x, np.ndarray):
-        from .array import ndarray_values
         x = ndarray_values(x, what)
     return array(x)
 
@@ -87,7 +87,6 @@ def sum(x: Operand) -> int:   # noqa: A001 (clbig.sum, as numpy's)
 
 
 def _python_sum(vals):
-    import builtins
     return builtins.sum(vals)
 
 
@@ -120,7 +119,6 @@ def prod(x: Operand) -> int:
     >>> clbig.prod([])
     1
     """
-    from . import ops
     x = _batch(x, "clbig.prod")
     if not len(x):
         return 1

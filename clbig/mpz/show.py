@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import rowops
+
 SHOWN = 6        # at most this many elements: the first and last three of a longer batch
 DIGITS_UP_TO = 256   # bits; larger values are abbreviated
 
 
-def value(v: int) -> str:
+def shown(v: int) -> str:
     """v in decimal, or abbreviated as `-<N-bit int 0x1234abcd...89abcdef>` beyond 256 bits."""
     bl = abs(v).bit_length()
     if bl <= DIGITS_UP_TO:
@@ -29,10 +31,9 @@ def bigint_repr(x) -> str:
         if n <= SHOWN:
             vals, gap = x.tolist(), False
         else:
-            from . import rowops
             k = SHOWN // 2
             vals, gap = rowops.take(x, np.r_[0:k, n - k:n]).tolist(), True
-        parts = [value(v) for v in vals]
+        parts = [shown(v) for v in vals]
         if gap:
             parts.insert(SHOWN // 2, "...")
         return f"BigIntArray([{', '.join(parts)}], n={n}, bits={x.bits})"

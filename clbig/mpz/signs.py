@@ -1,7 +1,7 @@
 """Signed values (the mpz layer's signs): Python's int semantics on sign and magnitude.
 
 A BigIntArray holds magnitudes on the device and its signs on the host (`neg`, see
-clbig/array.py). Most operations here run the unsigned kernels on magnitudes and settle signs
+clbig/mpz/array.py). Most operations here run the unsigned kernels on magnitudes and settle signs
 on the host, with at most one extra pass where signs matter; &, |, ^ and >> have kernels of
 their own that settle the signs on the device:
   * a ± b: one pass of add_n's op "ctl", which per instance adds |a| + |b|, subtracts
@@ -9,17 +9,17 @@ their own that settle the signs on the device:
     pass) decides which;
   * floor division: |a| divmod |b|, then q + 1 and |b| - r where the signs differ and r != 0;
   * a >> k of a negative a: -ceil(|a| / 2^k) = -((|a| + 2^k - 1) >> k), one launch
-    (clbig/shift.py's shift_right_signed) that reads the sign marks on the device; the result
+    (clbig/mpn/shift.py's shift_right_signed) that reads the sign marks on the device; the result
     keeps a's marks (a -0 stays a -0). Where an instance does not fit one work-group:
     -(((|a| - 1) >> k) + 1) in three passes after a zero test;
   * &, |, ^: a negative x reads as ~(|x| - 1) = ~|x| + 1 in infinite two's complement, so with
     x' = |x| - 1 (negative x) or |x|, and masks ix = all ones where x < 0:
         a OP b = ((a' ^ ia) OP (b' ^ ib)),  negative iff (a < 0) OP (b < 0) =: io,
-    and the magnitude of a negative result is (r ^ io) + 1. One launch (clbig/bitwise.py's
+    and the magnitude of a negative result is (r ^ io) + 1. One launch (clbig/mpn/bitwise.py's
     `signed`) does all of it, the zero tests included, from the limbs and sign-mark bytes and
     hands back the result's sign bytes (one read of n bytes, none for & with an operand
     without negatives); where an instance does not fit one work-group, zero tests, |x| - 1
-    passes, the map (clbig/bitwise.py's `bitwise`) and a + 1 pass do it;
+    passes, the map (clbig/mpn/bitwise.py's `bitwise`) and a + 1 pass do it;
     Capacities of &, |, ^ and >>: the sign marks alone decide them, so the one-launch paths
     need no zero test first: one bit more than the unsigned result's where a negative result
     is possible by the marks (& : both operands marked; |, ^: either; >>: a marked), even
@@ -93,10 +93,21 @@ def with_neg(x: BigIntArray, neg) -> BigIntArray:
     return BigIntArray(x.ctx, x.data, x.bits, neg)
 
 
+def whole_limbs(bits: int) -> int:
+    """bits rounded up to whole limbs: the width an exact result's kernel computes modulo.
+    Where the result fits `bits` (every exact sum, difference and product does), reducing
+    modulo 2^(32 ceil(bits / 32)) gives the same limbs, and the kernel depends on the limb
+    counts only, not on the bit count: a loop whose capacity grows a bit a step (s = s + s)
+    builds one kernel per limb count instead of one per step (issue 43). A borrow out of the
+    whole limbs says a - b < 0 as one out of bit `bits` does, both operands being below 2^bits."""
+    return 32 * -(-bits // 32)
+
+
 def ctl_pass(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int, ctl: np.ndarray):
-    """One pass of add_n's op "ctl" with per-instance control bytes `ctl` (numpy)."""
+    """One pass of add_n's op "ctl" with per-instance control bytes `ctl` (numpy); every
+    caller's result fits `bits`, so the kernel runs on whole limbs (whole_limbs)."""
     c = ctx.to_device(np.ascontiguousarray(ctl, dtype=np.uint8))
-    out, _ = add_n.addsub(ctx, "ctl", a, sa, ma, b, sb, mb, n, bits, ctl=c.data)
+    out, _ = add_n.addsub(ctx, "ctl", a, sa, ma, b, sb, mb, n, whole_limbs(bits), ctl=c.data)
     return out
 
 
@@ -135,8 +146,8 @@ def sub_unsigned(a: BigIntArray, b: BigIntArray, n: int, sa: int, sb: int) -> Bi
     b > a (the borrow flags say where), a second pass makes those |b| - |a|, negative."""
     ctx = a.ctx
     bits = max(a.bits, b.bits)
-    out, borrow = add_n.addsub(ctx, "sub", a.data.data, sa, a.m, b.data.data, sb, b.m, n, bits,
-                               want_flag=True)
+    out, borrow = add_n.addsub(ctx, "sub", a.data.data, sa, a.m, b.data.data, sb, b.m, n,
+                               whole_limbs(bits), want_flag=True)
     if not borrow.any():
         return BigIntArray(ctx, out, bits)
     ctl = pick(borrow, CTL_NOT_B | CTL_NOT_R, CTL_NOT_B | CTL_CIN)

@@ -1,7 +1,7 @@
 """The folders where compiled kernels are kept, and what happens when they cannot be used.
 
 pyopencl (compiled binaries), pytools (pyopencl's launch wrappers, an sqlite file), PoCL (its
-kernel cache) and clbig itself (the ICD vendors folder of clbig/icd.py, the tuning file) all
+kernel cache) and clbig itself (the ICD vendors folder of clbig/runtime/icd.py, the tuning file) all
 keep files in the user cache folder: `XDG_CACHE_HOME`, else `$HOME/.cache` (platformdirs;
 `LOCALAPPDATA` on Windows); PoCL uses `POCL_CACHE_DIR` instead where it is set. When such a
 folder cannot be used (HOME or XDG_CACHE_HOME naming a regular file, a read-only folder), PoCL

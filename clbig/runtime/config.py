@@ -1,26 +1,23 @@
 """clbig's settings: the one table of the CLBIG_* environment variables, and their readers.
 
 Every setting clbig reads is a `Setting` of `SETTINGS` and is read through this module by its
-short name (the variable without its CLBIG_ prefix): `env("MUL_RADIX")` gives the raw string,
-`value("MONT_ONE", ONE_MAX)` the parsed and checked value (the caller's default, or the table's,
-where the variable is unset or blank). A name the table lacks raises KeyError, so a typo fails
-at once instead of reading a variable nobody sets. Values come from os.environ at each read, so
-a setting changed later (tests' monkeypatch.setenv, sweeps) takes effect at the next read; plan
-memos that depend on settings put `env_values(names)` in their keys.
+short name (the variable without its CLBIG_ prefix). The planners above the runtime read one
+snapshot, `settings()` (a `Settings`, reached as `ctx.profile.settings`: typed attributes named
+by the setting in lower case, and a `version` that cache keys hold); the runtime itself may
+also read one value, `value("CARRY")`, or the raw text, `env("CL_OPTIONS")`. A name the table
+lacks raises KeyError (AttributeError on a snapshot), so a typo fails at once instead of reading
+a variable nobody sets. Values come from os.environ, so a setting changed later (tests'
+monkeypatch.setenv, sweeps) takes effect at the next operation: a new snapshot, a new version.
 
 A bad value raises ValueError naming the variable, its value and what it accepts (`_parse`: the
 one place settings are checked). Only this module spells the variables' full names; other
 modules that must name one to the user ask `var(name)`.
-
-A thread may `watching(seen)`: every setting read on that thread is noted in the dict `seen`
-(launch replay keys its recordings by them).
 
 `python -m clbig info --settings` prints the table with the current values, and the docs' table
 (docs/settings.rst) is generated from it.
 """
 from __future__ import annotations
 
-import contextlib
 import os
 import shlex
 import threading
@@ -67,6 +64,9 @@ _TABLE = (
        "whose compiler works)", False),
     _s("CL_OPTIONS", "args", [], "extra OpenCL compiler options for every kernel build, split as "
        "a shell would (e.g. -cl-nv-verbose to see register use)", False),
+    _s("KERNEL_CACHE", "str", None, "the folder where built kernels are kept for later processes, "
+       "keyed by template, parameters, device and driver (unset: kernels/ in clbig's user cache "
+       "folder; off: keep none)", False),
     _s("BUILD_LOG", "bool", False, "print each kernel's build log to stderr as it is built", False),
     _s("ICD_SETUP", "bool", True, "register pip-installed OpenCL runtimes (Intel's CPU runtime) "
        "with the ICD loader before the first platform query (0: leave the loader's environment "
@@ -99,10 +99,10 @@ _TABLE = (
     _s("STAGING_MIN", "count", None, "transfers below this many bytes go directly (default 1 MiB)"),
     _s("PIPELINE", "choice", "auto", "operations on large stream.host operands run in overlapping "
        "chunks: auto (on devices with memory of their own), on, off", False, ("auto", "on", "off")),
-    _s("PIPELINE_MIN", "count", None, "host operands of at least this many bytes of limbs are "
-       "pipelined (default 64 MiB)"),
-    _s("PIPELINE_ROWS", "count", None, "... or of more rows than this (default 2^17)"),
-    _s("PIPELINE_CHUNK", "int", None, "operand bytes per pipelined chunk (default 32 MiB)"),
+    _s("PIPELINE_MIN", "count", 64 << 20, "host operands of at least this many bytes of limbs "
+       "are pipelined (64 MiB)"),
+    _s("PIPELINE_ROWS", "count", 1 << 17, "... or of more rows than this (2^17)"),
+    _s("PIPELINE_CHUNK", "int", 32 << 20, "operand bytes per pipelined chunk (32 MiB)"),
     # -- launch planning shared by the scans and products (runtime.plan)
     _s("NO_SQUARE", "bool", False, "multiply x * x as any two operands instead of by the square "
        "kernels"),
@@ -128,8 +128,7 @@ _TABLE = (
        "(default on CPUs, and on GPUs for low halves of more than 32 digits)"),
     _s("MUL52_COOP", "bool", None, "the cooperative FP64 product kernel: 1 wherever it can run, "
        "0 never (default: by size on GPUs with fast FP64)"),
-    _s("MUL52_COOP_W", "int", None, "digits per block of the cooperative FP64 product "
-       "(default mul_fp64.COOP_W)"),
+    _s("MUL52_COOP_W", "int", 8, "digits per block of the cooperative FP64 product"),
     _s("MUL52_COOP_C", "int", None, "work-items per instance of the cooperative FP64 product "
        "(default by the number of blocks)"),
     _s("MUL52_COOP_IPB", "int", 32, "instances per group of the cooperative FP64 product (at "
@@ -160,31 +159,30 @@ _TABLE = (
     _s("DIV_TAIL", "choice", "auto", "the Newton division's last steps: auto (one scan kernel "
        "where a plan fits) or parts (the five operations it replaced)",
        choices=("auto", "parts")),
-    _s("DIVBC_SINGLE", "int", None, "most window limbs one work-item of the schoolbook division "
-       "holds alone (default div_basecase.SINGLE_MAX)"),
+    _s("DIVBC_SINGLE", "int", 16, "most window limbs one work-item of the schoolbook division "
+       "holds alone"),
     _s("DIVBC_Q", "int", None, "window limbs per work-item of the cooperative schoolbook division "
-       "(default div_basecase.Q_SMALL, Q_MAX for large divisors; at least Q_MIN)"),
-    _s("DIVBC_ITEMS", "int", None, "work-items per group the schoolbook division aims at "
-       "(default div_basecase.ITEMS)"),
+       "(default 17 for windows of up to 68 limbs, else 33: div_basecase.Q_SMALL, Q_MAX; at "
+       "least 8)"),
+    _s("DIVBC_ITEMS", "int", 64, "work-items per group the schoolbook division aims at"),
     _s("DIVBC_STAGE", "bool", None, "the one-item schoolbook division stages its rows in local "
        "memory (default on GPUs)"),
     # -- gcd and inverses (mpn.gcd_n)
-    _s("GCD_COF", "choice", None, "rounds per cofactor update of the inverse, 1 or 2 (default "
-       "gcd_n.COF)", choices=("1", "2")),
+    _s("GCD_COF", "choice", "2", "rounds per cofactor update of the inverse, 1 or 2 (2 halves "
+       "the passes over the cofactors)", choices=("1", "2")),
     _s("GCD_STORE", "choice", None, "where the gcd kernels keep their digits: private or global "
        "(default private up to gcd_n.PRIVATE_WORDS words per work-item)",
        choices=("private", "global")),
-    _s("GCD_WG", "int", None, "work-items per group of the gcd kernels (default gcd_n.WG, at "
-       "most; halved to fit)"),
+    _s("GCD_WG", "int", 64, "work-items per group of the gcd kernels (at most; halved to "
+       "fit)"),
     # -- Montgomery powers, int32 kernel (mpn.mont)
     _s("MONT_FP64", "bool", None, "modular powers and products by the FP64 kernel (1) or the "
        "int32 one (0) (default by device and batch size)"),
-    _s("MONT_ONE", "int", None, "most modulus limbs one work-item holds alone (default "
-       "mont.ONE_MAX); larger moduli spread over several items"),
+    _s("MONT_ONE", "int", 64, "most modulus limbs one work-item holds alone; larger moduli "
+       "spread over several items"),
     _s("MONT_Q", "ints", None, "limbs per work-item the cooperative int32 kernel may take, "
        "first that fits first (default mont.Q_COOP, mont.Q_COOP_SMALL for small batches)"),
-    _s("MONT_ITEMS", "int", None, "work-items per group the int32 kernel aims at (default "
-       "mont.ITEMS)"),
+    _s("MONT_ITEMS", "int", 64, "work-items per group the int32 kernel aims at"),
     _s("MONT_FILL", "count", None, "instances per compute unit below which a batch spreads each "
        "instance over several items (default mont.FILL on GPUs, 0 on CPUs; 0: never)"),
     _s("MONT_SQR", "bool", None, "squares by the int32 kernel's square routine (default up to "
@@ -195,15 +193,15 @@ _TABLE = (
        "(default for one item of at least mont.BLOC_MIN limbs)"),
     _s("MONT_MSHARED", "bool", None, "the int32 kernel stages a batch-wide modulus in local "
        "memory once per group (default for one item per instance)"),
-    _s("MONT_ESHARED", "bool", None, "the int32 kernel stages exponents in local memory once per "
-       "group (default wherever it applies)"),
+    _s("MONT_ESHARED", "bool", True, "the int32 kernel stages exponents in local memory once per "
+       "group, wherever it applies and fits"),
     _s("MONT_W", "count", None, "window width of modular powers, both kernels (default, or 0: by "
        "the exponent's size)"),
     # -- Montgomery powers, FP64 kernels (mpn.mont52)
-    _s("MONT52_FILL", "count", None, "instances per compute unit from which GPUs take the FP64 "
-       "kernel (default mont52.FILL)"),
-    _s("MONT52_NMAX", "int", None, "most 51-bit digits of the one-item FP64 kernel (default "
-       "mont52.N_MAX)"),
+    _s("MONT52_FILL", "count", 80, "instances per compute unit from which GPUs take the FP64 "
+       "kernel"),
+    _s("MONT52_NMAX", "int", 48, "most 51-bit digits of the one-item FP64 kernel (beyond them "
+       "its registers spill)"),
     _s("MONT52_ITEMS", "int", None, "work-items per group the FP64 kernels aim at (default "
        "mont52.ITEMS, mont52.CPU_ITEMS for the cooperative one on CPUs)"),
     _s("MONT52_MLOC", "bool", None, "the one-item FP64 kernel keeps m's digits in local memory "
@@ -212,7 +210,7 @@ _TABLE = (
        "local memory once per group (default where m's digits are in local memory)"),
     _s("MONT52_SQR_MAX", "count", None, "most digits of the one-item FP64 kernel's unrolled "
        "squares (default mont52.SQR_MAX on GPUs, 0 on CPUs; 0: never)"),
-    _s("MONT52_COOP", "bool", None, "modular powers beyond mont52.N_MAX digits by the "
+    _s("MONT52_COOP", "bool", None, "modular powers beyond MONT52_NMAX digits by the "
        "cooperative FP64 kernel (default up to mont52.COOP_MAX digits where the FP64 kernel is "
        "wanted)"),
     _s("MONT52_SMAX", "count", None, "most digits per work-item of the cooperative FP64 kernel "
@@ -221,17 +219,16 @@ _TABLE = (
        "(default the fewest that hold the digits)"),
     _s("MONT52_COOP_SQR", "bool", None, "the cooperative FP64 kernel's own squares (default "
        "beyond mont52.SQR_FROM digits per item, on GPUs)"),
-    _s("MONT52_COOP_MREG", "count", None, "most digits per item of m the cooperative FP64 kernel "
-       "keeps in registers, beyond them in local memory (default mont52.COOP_MREG)"),
-    _s("MONT52_COOP_REGS", "count", None, "register cap per item of the cooperative FP64 kernel "
-       "where the program is PTX (default mont52.COOP_REGS; 0: none)"),
+    _s("MONT52_COOP_MREG", "count", 24, "most digits per item of m the cooperative FP64 kernel "
+       "keeps in registers, beyond them in local memory"),
+    _s("MONT52_COOP_REGS", "count", 168, "register cap per item of the cooperative FP64 kernel "
+       "where the program is PTX (0: none)"),
 )
 
 SETTINGS: dict = {s.name: s for s in _TABLE}
 _DEFAULTS = {s.name: s.default for s in _TABLE}   # one lookup on the hot path
 assert all(s.kind in KINDS and (s.kind == "choice") == bool(s.choices) for s in _TABLE)
 
-_watch = threading.local()
 _UNSET = object()   # value(): no default given, take the table's
 
 
@@ -247,23 +244,6 @@ def var(name: str) -> str:
     if s is None:
         raise _unknown(name)
     return s.var
-
-
-@contextlib.contextmanager
-def watching(seen: dict):
-    """Note in `seen` (name -> value, first read wins) every setting this thread reads."""
-    prev = getattr(_watch, "seen", None)
-    _watch.seen = seen
-    try:
-        yield seen
-    finally:
-        _watch.seen = prev
-
-
-def _note(name: str, v) -> None:
-    seen = getattr(_watch, "seen", None)
-    if seen is not None:
-        seen.setdefault(name, v)
 
 
 # name -> the key of its variable in os.environ's own store (bytes on POSIX)
@@ -287,8 +267,6 @@ def env(name: str, default=None):
         v = os.environ._data.get(key)
         if v is not None:
             v = os.environ.decodevalue(v)
-    if getattr(_watch, "seen", None) is not None:
-        _note(name, v)
     return default if v is None else v
 
 
@@ -341,6 +319,95 @@ def _parse(s: Setting, raw: str):
             what = f"an integer from {lo} to {hi}"
         raise ValueError(f"{s.var}={raw!r}: expected {what}")
     return int(text)
+
+
+class Settings:
+    """Every setting at one moment, as typed attributes named by the setting in lower case
+    (`s.mul52_lanes` for CLBIG_MUL52_LANES): the parsed value where set, else the table's
+    default (None where the reading code derives one from the device or the sizes; `get`
+    gives that derived default). One snapshot per distinct environment, so `version` is a
+    small integer that cache keys may hold: equal versions, equal settings. Values are parsed
+    at their first read, so a bad value raises (ValueError naming the variable) where it is
+    read, as before, not in every operation."""
+    __slots__ = ("version", "_raw", "_parsed")
+
+    def __init__(self, raw: dict, version: int):
+        self.version, self._raw, self._parsed = version, raw, {}
+
+    def __getattr__(self, attr: str):
+        parsed = self._parsed
+        got = parsed.get(attr, _UNSET)
+        if got is _UNSET:
+            name = attr.upper()
+            if name not in SETTINGS or attr != attr.lower():
+                raise AttributeError(f"{attr!r} is not a clbig setting (clbig.runtime.config."
+                                     f"SETTINGS lists them, by their names in lower case)")
+            raw = self._raw.get(name)
+            got = _DEFAULTS[name] if raw is None or not raw.strip() else _parse(SETTINGS[name], raw)
+            parsed[attr] = got
+        return got
+
+    def get(self, attr: str, default):
+        """The setting's value where set (or where the table has a default), else `default`:
+        the derived default the reading code computes."""
+        v = getattr(self, attr)
+        return default if v is None else v
+
+    def is_set(self, attr: str) -> bool:
+        raw = self._raw.get(attr.upper())
+        return raw is not None and bool(raw.strip())
+
+    def __repr__(self):
+        shown = ", ".join(f"{k.lower()}={v!r}" for k, v in sorted(self._raw.items()))
+        return f"Settings(version={self.version}{', ' if shown else ''}{shown})"
+
+
+_snapshots: dict = {}            # the settings set (frozenset of key, raw value) -> its Settings
+_last: tuple = (None, None)      # (settings set, Settings) of the latest call
+_snap_lock = threading.Lock()
+
+
+_KEY_SET = frozenset(_ENV_KEYS.values()) if _ENV_KEYS else None
+_NAME_OF = {k: n for n, k in _ENV_KEYS.items()}
+
+
+def _raw_values() -> frozenset:
+    """The settings that are set, as (key, raw value) pairs: os.environ's own keys and values
+    (bytes on POSIX). One intersection of the environment's keys with the table's (C speed,
+    about a µs for a few dozen variables), then a lookup per setting that is set."""
+    if _KEY_SET is not None:
+        data = os.environ._data
+        hit = _KEY_SET.intersection(data)
+        return frozenset([(k, data[k]) for k in hit]) if hit else frozenset()
+    return frozenset((s.var, os.environ[s.var]) for s in _TABLE if s.var in os.environ)
+
+
+def _decoded(pairs: frozenset) -> dict:
+    out = {}
+    for k, v in pairs:
+        if isinstance(k, bytes):
+            out[_NAME_OF[k]] = os.environ.decodevalue(v)
+        else:
+            out[k[len(PREFIX):]] = v
+    return out
+
+
+def settings() -> Settings:
+    """The settings now: one `Settings` per distinct set of values, made when the environment
+    changes (tests' monkeypatch.setenv, sweeps) and found again when it changes back, so a
+    cache keyed by its version never mixes plans of different settings. About 1.5 µs (a
+    2-core EPYC, 2026-11-28): the planners read it once per function (issue 42)."""
+    global _last
+    raw = _raw_values()
+    last = _last
+    if raw == last[0]:
+        return last[1]
+    with _snap_lock:
+        snap = _snapshots.get(raw)
+        if snap is None:
+            snap = _snapshots[raw] = Settings(_decoded(raw), len(_snapshots) + 1)
+    _last = (raw, snap)
+    return snap
 
 
 def env_values(names) -> tuple:

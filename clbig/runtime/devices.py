@@ -19,7 +19,8 @@ import pyopencl.array as cla
 import pyopencl.tools as cl_tools
 from pyopencl.compyte.array import c_contiguous_strides
 
-from . import config, replay, staging
+from . import binaries, config, replay, staging
+from .profile import Profile
 from .errors import SetupError  # noqa: F401 (clbig.SetupError)
 from . import tuned as tune
 from .tuned import FAMILIES
@@ -87,8 +88,8 @@ def _type_name(dev) -> str:
 
 def _cl_devices():
     from .icd import register
-    check_cache_folder()   # before PoCL reads its cache variables, and clbig/icd.py writes there
-    register()   # pip-installed runtimes (clbig/icd.py), before the loader's first look
+    check_cache_folder()   # before PoCL reads its cache variables, and clbig/runtime/icd.py writes there
+    register()   # pip-installed runtimes (clbig/runtime/icd.py), before the loader's first look
     try:
         platforms = cl.get_platforms()
     except cl.Error:  # no ICD at all: report no devices rather than crash
@@ -284,7 +285,7 @@ def _select(selector):
 
 class Current:
     """`with x:` makes x the current context of this thread (see current_context); contexts
-    nest and the previous one comes back on exit. Shared by Context and multi.Devices."""
+    nest and the previous one comes back on exit. Shared by Context and Devices."""
 
     def __enter__(self):
         _stack().append(self)
@@ -303,8 +304,11 @@ class Context(Current):
     current context of this thread (`clbig.current_context`); contexts nest and the previous
     one comes back on exit. Without any, a process-wide default opens on first use: the
     DEVICE setting's device, else the first GPU whose compiler works, else a CPU (PoCL
-    first). A Context is thread safe. ``Context([sel, sel, ...])`` gives a `Devices`: several
-    devices as one, each batch split over them.
+    first). A Context is thread safe.
+
+    Several devices used as one: ``Context.group([sel, sel, ...])``, or its shorthand
+    ``Context([sel, sel, ...])`` (a list or tuple in place of one selector), gives a `Devices`,
+    not a Context, whose batches are split over the devices (`Context.all`: every device).
 
     The attributes a user may read: `device` (the pyopencl Device), `memory` (bytes of
     global memory clbig plans with), `local_mem` (bytes of local memory per work-group) and
@@ -314,8 +318,9 @@ class Context(Current):
     ----------
     device : int, str, DeviceInfo or pyopencl.Device, optional
         Which device: an index into `clbig.devices()`, 'gpu', 'cpu', 'pocl', part of a
-        device's name (case-insensitive), a DeviceInfo, or a pyopencl Device; a list of
-        them gives a Devices. Default: the DEVICE setting, else the first that compiles.
+        device's name (case-insensitive), a DeviceInfo, or a pyopencl Device; a list or
+        tuple of them gives a Devices (as `Context.group`, which then takes `shares` too).
+        Default: the DEVICE setting, else the first that compiles.
     max_work_group_size, max_local_mem, max_memory : int, optional
         Caps on the device's limits (tests and tuning: smaller instances then take the
         several-group paths, other vendors' local memory is emulated, batches stream).
@@ -348,10 +353,45 @@ class Context(Current):
     """
 
     def __new__(cls, device=None, **caps):
-        # A list of selectors: several devices used as one (clbig.multi.Devices).
+        # A list of selectors is the shorthand of Context.group: the result is a Devices, not
+        # a Context, so Python does not run Context.__init__ on it.
         if isinstance(device, (list, tuple)):
-            return Devices(device, **caps)
+            return cls.group(device, **caps)
         return super().__new__(cls)
+
+    @classmethod
+    def group(cls, selectors: Sequence[int | str | DeviceInfo | cl.Device | Context],
+              shares: Sequence[float] | dict[str, Sequence[float]] | None = None, **caps: int) -> Devices:
+        """Several devices used as one context, a `Devices` (``Context([...])`` for short).
+
+        Parameters
+        ----------
+        selectors : sequence
+            One device selector per device, as `Context` takes them, or open Contexts.
+        shares : sequence of float or dict, optional
+            Each device's share of every batch, as for `Devices` (default: the tuned speeds).
+        **caps : int
+            `max_work_group_size`, `max_local_mem`, `max_memory`, for every device opened.
+
+        Returns
+        -------
+        Devices
+            The devices as one context.
+
+        Raises
+        ------
+        ValueError, TypeError
+            As `Devices` raises them (no selector, nested lists, bad shares).
+
+        Examples
+        --------
+        >>> import clbig
+        >>> one = clbig.current_context()
+        >>> D = clbig.Context.group([one, one])
+        >>> type(D).__name__, len(D), type(clbig.Context([one, one])).__name__
+        ('Devices', 2, 'Devices')
+        """
+        return Devices(selectors, shares=shares, **caps)
 
     @classmethod
     def all(cls, kind: str | None = None, **caps: int) -> Devices:
@@ -450,7 +490,13 @@ class Context(Current):
         self.carry_always = carry != "auto"
         if carry == "auto":
             carry = "ptx" if "nvidia" in self.device.platform.name.lower() else "off"
-        self.carry = "" if carry == "off" else carry
+        # Built kernels kept on disk for later processes (binaries.py); not under Oclgrind,
+        # whose checks want every kernel built from source.
+        sim = "oclgrind" in self.device.platform.name.lower()
+        self.binaries = binaries.Store(None if sim else binaries.folder(config.value("KERNEL_CACHE")),
+                                       self.device)
+        # The settings, device facts and caches every planner reads (clbig/runtime/profile.py).
+        self.profile = Profile(self.device, self.memory, "" if carry == "off" else carry)
         self.cl_context = cl.Context([self.device])
         # Two in-order queues: a plain one for work, and one with profiling events for the
         # threads inside `clbig.profile()`. NVIDIA's OpenCL charges a profiling queue twice the
@@ -470,7 +516,7 @@ class Context(Current):
         self._enqueue_lock = threading.RLock()
         # Events of non-blocking uploads from host memory, oldest first (see `hold`).
         self._held = collections.deque()
-        # Kernels and launch plans are memoized on this object (see clbig.render).
+        # Kernels and launch plans are memoized on this object (see clbig.runtime.render).
         self._programs: dict = {}
         # Every device array clbig makes comes from a pool: a chain of products and additions
         # frees and wants buffers of the same few sizes, and a fresh one costs NVIDIA's driver
@@ -487,6 +533,11 @@ class Context(Current):
         # memory fails a test deterministically instead of a user's computation now and then.
         # Not under Oclgrind, whose uninitialized-value check is blinded by a filled buffer.
         self.poison = config.value("POISON") and "oclgrind" not in self.name.lower()
+
+    @property
+    def carry(self) -> str:
+        """The classical products' carry chains now: "ptx", "c" or "" (the profile's)."""
+        return self.profile.carry
 
     @property
     def name(self) -> str:
@@ -827,7 +878,8 @@ MIN_SHARE = 0.05
 
 
 class Devices(Current):
-    """Several devices used as one context: ``clbig.Context([sel, sel, ...])``.
+    """Several devices used as one context: ``clbig.Context.group([sel, sel, ...])``, or
+    ``clbig.Context([sel, sel, ...])`` for short.
 
     `contexts` holds one `Context` per device. ``with`` makes it the current context of this
     thread; arrays made there are `SplitArray`s whose rows are spread over the devices, and

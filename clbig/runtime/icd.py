@@ -21,7 +21,7 @@ Rules (the loader reads its variables once, at the process's first platform quer
 A runtime whose library the folder already registers is not added twice; when none is left to
 add, the environment is left as it was. A runtime that cannot be loaded is reported by a
 warning and left out. After pyopencl has listed platforms in this process nothing changes the
-list: call clbig (or `clbig.icd.register()`) before querying platforms directly.
+list: call clbig (or `clbig.runtime.icd.register()`) before querying platforms directly.
 """
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ kernel) where one is wrong; where every alternative is wrong the family is refus
 device with an error naming the device, the specialisation and the first wrong answer.
 
 `checked(ctx, key, candidates)` is the mechanism, family-neutral; the families supply the
-candidates and their checks (clbig/gcd_n.py).
+candidates and their checks (clbig/mpn/gcd_n.py).
 """
 from __future__ import annotations
 

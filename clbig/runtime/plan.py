@@ -8,9 +8,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import pyopencl as cl
-
-from .config import env_values, value  # noqa: F401 (the planners read P.value, P.env_values)
 from .memo import DoesNotFit, memoized
 
 WORD = 4  # bytes per limb
@@ -46,10 +43,7 @@ def padded_words(k: int) -> int:
 def is_gpu(ctx) -> bool:
     """The context's device is a GPU (the planners' defaults differ for CPUs, whose work-items
     are loop iterations)."""
-    got = ctx.__dict__.get("_is_gpu")   # a device query costs a µs or two per call
-    if got is None:
-        got = ctx._is_gpu = bool(ctx.device.type & cl.device_type.GPU)
-    return got
+    return ctx.profile.facts.is_gpu
 
 
 def ceil_div(a: int, b: int) -> int:
@@ -60,10 +54,6 @@ def next_pow2(k: int) -> int:
     return 1 << max(0, (k - 1).bit_length())
 
 
-# Settings scan_plans reads: part of its memo key, so a changed setting takes effect.
-SCAN_ENV = ("SCAN_Q", "SCAN_ITEMS")
-
-
 def scan_plans(ctx, m: int, n: int, stage_buffers: int = 1, q_options=None,
                target_items: int = 256, chained: bool = False) -> tuple:
     """Plans for map–scan kernels (add, sub, compare) over instances of m limbs, best first;
@@ -71,7 +61,8 @@ def scan_plans(ctx, m: int, n: int, stage_buffers: int = 1, q_options=None,
     context: n matters only up to the work-group limit (instances per group)."""
     n = min(n, ctx.max_items)
     q_options = tuple(q_options) if q_options else None
-    key = ("scan_plans", m, n, stage_buffers, q_options, target_items, chained) + env_values(SCAN_ENV)
+    key = ("scan_plans", m, n, stage_buffers, q_options, target_items, chained,
+           ctx.profile.settings.version)   # a changed setting takes effect
     return memoized(ctx, key, lambda: tuple(_scan_plans(ctx, m, n, stage_buffers, q_options,
                                                          target_items, chained)))
 
@@ -93,8 +84,9 @@ def one_group(ctx, key, m: int, n: int, build):
 
 
 def _scan_plans(ctx, m, n, stage_buffers, q_options, target_items, chained):
-    q_options = value("SCAN_Q", q_options) if q_options else value("SCAN_Q")   # the setting wins
-    target_items = value("SCAN_ITEMS", target_items)
+    s = ctx.profile.settings
+    q_options = s.scan_q if s.is_set("scan_q") or not q_options else q_options   # the setting wins
+    target_items = s.get("scan_items", target_items)
     max_items = ctx.max_items
     lmem = ctx.local_mem
 
@@ -129,10 +121,10 @@ def _scan_plans(ctx, m, n, stage_buffers, q_options, target_items, chained):
         ipi //= 2
 
 
-def is_square(a, sa: int, ma: int, b, sb: int, mb: int) -> bool:
+def is_square(ctx, a, sa: int, ma: int, b, sb: int, mb: int) -> bool:
     """Both operands are the same limbs (x * x): one buffer, same stride and length. Squares
     take about half the work (the NO_SQUARE setting multiplies them as any two operands)."""
-    if value("NO_SQUARE"):
+    if ctx.profile.settings.no_square:
         return False
     same = a is b or (getattr(a, "int_ptr", None) is not None
                       and getattr(a, "int_ptr", None) == getattr(b, "int_ptr", None))
@@ -141,7 +133,4 @@ def is_square(a, sa: int, ma: int, b, sb: int, mb: int) -> bool:
 
 def few(ctx, n: int) -> bool:
     """Too few instances to fill the device with one work-group each (latency-bound launches)."""
-    units = ctx.__dict__.get("_compute_units")   # a device query costs a µs or two per call
-    if units is None:
-        units = ctx._compute_units = int(ctx.device.max_compute_units)
-    return n < 4 * units
+    return n < 4 * ctx.profile.facts.compute_units

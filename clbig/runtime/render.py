@@ -14,7 +14,7 @@ import numpy as np
 import pyopencl as cl
 from mako.lookup import TemplateLookup
 
-from . import config, replay
+from . import binaries, config, replay
 from .memo import DoesNotFit, memo, memoized  # noqa: F401 (callers import them from render)
 from .profiling import record
 
@@ -75,28 +75,13 @@ def _kernel(ctx, template: str, name: str, work_group: int | None, params: dict)
     if isinstance(k, DoesNotFit):
         raise k
     if k is None:
-        src = render(template, **params)
-        t0 = time.perf_counter()
-        try:
-            try:
-                prg = cl.Program(ctx.cl_context, src).build(options=_extra_options())
-            except cl.RuntimeError as e:
-                if params["CARRY"] != "ptx" or "asm(" not in src:
-                    raise
-                # a compiler that rejects the inline PTX: this context goes without it
-                print(f"clbig: inline PTX rejected, going without carry chains ({e})", file=sys.stderr)
-                ctx.carry = ""
-                return _kernel(ctx, template, name, work_group, dict(params, CARRY=""))
-            if config.value("BUILD_LOG"):
-                log = prg.get_build_info(ctx.device, cl.program_build_info.LOG).strip()
-                print(f"[clbig build] {template} {name} {params}: {log}", file=sys.stderr)
-        except cl.RuntimeError as e:
-            if "local" in str(e).lower() and "memory" in str(e).lower():
-                raise DoesNotFit(str(e)) from e
-            raise
-        if params.get("MAXREG"):
-            prg = _cap_registers(ctx, prg, params["MAXREG"])
-        _say_slow_build(ctx, template, time.perf_counter() - t0)
+        options = _extra_options()
+        bkey = binaries.entry_key(binaries.templates_digest(kernel_dir()), template, name, key[2], options)
+        prg = ctx.binaries.load(ctx.cl_context, bkey, options)
+        if prg is None:
+            prg = _build(ctx, template, name, work_group, params, options, bkey)
+            if isinstance(prg, cl.Kernel):   # built without the PTX the compiler refused
+                return prg
         k = getattr(prg, name)
         # The device takes a kernel whose local memory exceeds a cap set on the Context (an
         # emulated AMD or Intel limit): refuse it as that device would, once per specialisation.
@@ -113,6 +98,35 @@ def _kernel(ctx, template: str, name: str, work_group: int | None, params: dict)
         if work_group > limit:
             raise DoesNotFit(f"{template}: work-group of {work_group} exceeds this kernel's {limit}")
     return k
+
+
+def _build(ctx, template: str, name: str, work_group, params: dict, options: list, bkey: str):
+    """The program rendered from the template and built from source, its binary kept on disk
+    (binaries.Store); or, where the compiler refused inline PTX, the kernel built without it."""
+    src = render(template, **params)
+    t0 = time.perf_counter()
+    try:
+        try:
+            prg = cl.Program(ctx.cl_context, src).build(options=options)
+        except cl.RuntimeError as e:
+            if params["CARRY"] != "ptx" or "asm(" not in src:
+                raise
+            # a compiler that rejects the inline PTX: this context goes without it
+            print(f"clbig: inline PTX rejected, going without carry chains ({e})", file=sys.stderr)
+            ctx.profile.refuse_ptx(str(e))
+            return _kernel(ctx, template, name, work_group, dict(params, CARRY=""))
+        if config.value("BUILD_LOG"):
+            log = prg.get_build_info(ctx.device, cl.program_build_info.LOG).strip()
+            print(f"[clbig build] {template} {name} {params}: {log}", file=sys.stderr)
+    except cl.RuntimeError as e:
+        if "local" in str(e).lower() and "memory" in str(e).lower():
+            raise DoesNotFit(str(e)) from e
+        raise
+    if params.get("MAXREG"):
+        prg = _cap_registers(ctx, prg, params["MAXREG"])
+    _say_slow_build(ctx, template, time.perf_counter() - t0)
+    ctx.binaries.save(bkey, prg)
+    return prg
 
 
 #: A build slower than this many seconds is reported on stderr (a cold kernel cache: the first

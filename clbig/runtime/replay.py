@@ -9,8 +9,9 @@ repeated for every one of the transform's passes and for every Newton step (issu
 arguments and which of its buffers are the same buffer) runs as usual while this module notes,
 on that thread only, each allocation (Context.empty / zeros / buffer), each launch
 (render.launch: kernel, sizes, and every argument as "input j", "allocation i", a constant
-registered with `persistent`, or a value), and every setting read (runtime.config). Later
-calls with the same key, and the same settings, make the same allocations and enqueue the same
+registered with `persistent`, or a value). The key holds the settings' version (the
+context's profile), so a recording made under other settings is never replayed. Later
+calls with the same key make the same allocations and enqueue the same
 kernels with their buffers substituted, letting each allocation go after its last launch.
 
 A run is not recorded when it does anything a replay could not repeat: a transfer or a host
@@ -30,14 +31,11 @@ import numpy as np
 import pyopencl as cl
 import pyopencl.array as cla
 
-from . import config
 from .memo import memo
 from .profiling import record, recording
 
 _tls = threading.local()
 
-#: recordings kept per key (one per combination of settings seen)
-PER_KEY = 4
 #: runs of one key that may fail to record before it runs plainly for good
 TRIES = 2
 
@@ -48,10 +46,7 @@ def active():
 
 
 def _consts(ctx) -> dict:
-    d = ctx.__dict__.get("_replay_consts")
-    if d is None:
-        d = ctx.__dict__.setdefault("_replay_consts", {})
-    return d
+    return ctx.profile.cache("replay constants")
 
 
 def persistent(ctx, arr):
@@ -71,7 +66,6 @@ class _Recording:
         self.where: dict = {}          # int_ptr of an allocation -> its index
         self.keep: list = []           # the allocations themselves: no pointer is reused
         self.ops: list = []            # ("alloc", kind, shape, dtype) | ("launch", k, groups, wg, spec)
-        self.env: dict = {}
         self.bad: str | None = None
 
     def fail(self, why: str):
@@ -128,13 +122,13 @@ class _Recording:
             ops.append(op)
             if pos in free_at:
                 ops.append(("free", tuple(free_at[pos])))
-        return _Program(tuple(ops), len(self.keep), idx, dict(self.env))
+        return _Program(tuple(ops), len(self.keep), idx)
 
 
 class _Program:
-    __slots__ = ("ops", "nalloc", "result", "env")
+    __slots__ = ("ops", "nalloc", "result")
 
-    def __init__(self, ops, nalloc, result, env):
+    def __init__(self, ops, nalloc, result):
         # Launches keep (global size, local size) ready. Scratch arrays (every "empty" but the
         # result) come back as bare pool buffers of their byte size: the kernels only see
         # their buffers.
@@ -149,7 +143,7 @@ class _Program:
                 i += 1
             ready.append(op)
         self.ops = tuple(ready)
-        self.nalloc, self.result, self.env = nalloc, result, env
+        self.nalloc, self.result = nalloc, result
 
     def run(self, ctx, bufs):
         """The recorded launches again, on these input buffers. Leaner than render.launch, whose
@@ -194,10 +188,6 @@ def enqueue(ctx, k, gsize: tuple, lsize: tuple, args: list, prof: bool):
         record(ev)
 
 
-def _env_matches(env: dict) -> bool:
-    return all(config.env(k) == v for k, v in env.items())
-
-
 def recorded(name: str, buffers: tuple, state=None):
     """Decorate fn(ctx, *args, **kw) whose launches depend only on its non-buffer arguments
     (and on `state(ctx)`, a hashable, where given: module settings the planners read);
@@ -207,7 +197,8 @@ def recorded(name: str, buffers: tuple, state=None):
         @functools.wraps(fn)
         def run(ctx, *args, **kw):
             rec = active()
-            if not config.value("REPLAY"):
+            settings = ctx.profile.settings
+            if not settings.replay:
                 return fn(ctx, *args, **kw)
             key, bufs, inputs = [name], [], {}
             for i, a in enumerate(args):
@@ -229,21 +220,20 @@ def recorded(name: str, buffers: tuple, state=None):
                 key.append(tuple(sorted(kw.items())))
             if state is not None:
                 key.append(state(ctx))
+            key.append(settings.version)   # recorded under other settings: other launches
             key = tuple(key)
             store = memo(ctx)
             got = store.get(("replay", key))
             if got is not None:
                 for prog in got[0]:
-                    if _env_matches(prog.env):
-                        return prog.run(ctx, bufs)
+                    return prog.run(ctx, bufs)
                 if got[1] >= TRIES:
                     return fn(ctx, *args, **kw)
             if rec is not None:      # inside another recording: that one notes what runs here
                 return fn(ctx, *args, **kw)
             rec = _tls.rec = _Recording(ctx, inputs)
             try:
-                with config.watching(rec.env):
-                    result = fn(ctx, *args, **kw)
+                result = fn(ctx, *args, **kw)
             finally:
                 _tls.rec = None
             prog = rec.finish(result)
@@ -251,7 +241,7 @@ def recorded(name: str, buffers: tuple, state=None):
             if prog is None:     # (progs, failed recordings, why the last one failed)
                 store[("replay", key)] = (progs, fails + 1, rec.bad)
             else:
-                store[("replay", key)] = ((prog,) + progs[:PER_KEY - 1], fails, None)
+                store[("replay", key)] = ((prog,), fails, None)
             return result
         return run
     return wrap

@@ -21,7 +21,7 @@ ALGORITHMS = ("classical", "ntt", "ssa")
 # low halves 2.04/3.48 at 2^14, 3.86/3.49 at 2^15; one product (classical without carry chains
 # there, bench/results/few-carry-h100-2026-11-23.log) 0.245/0.36-0.51 ms at 2^16, 0.65/0.35-0.47
 # at 2^17. SSA lost to the NTT at every size measured, so auto takes it only where the NTT
-# cannot run. Single products moved to the NTT at 2^16 once its launches replay (clbig.replay):
+# cannot run. Single products moved to the NTT at 2^16 once its launches replay (clbig.runtime.replay):
 # H200, 2026-11-25, one product of limbs on the device, min wall of 15 (device span), µs:
 # full 2^15 classical 112 (77) against NTT 186 (144), 2^16 285 (247) against 143 (92); low
 # halves 2^15 112 against 140, 2^16 167 (132) against 144 (96). PoCL (2-core Xeon, a test
@@ -118,9 +118,7 @@ FAMILIES = ("add", "mul", "div", "mod", "gcd")
 
 def speed(ctx, family: str) -> float | None:
     """This device's measured operations per second for `family` (None: not tuned)."""
-    speeds = ctx.__dict__.get("_speeds")
-    if speeds is None:
-        speeds = ctx._speeds = dict(tuned(ctx).get("speeds", {}))
+    speeds = ctx.profile.cached("tuned", "speeds", lambda: dict(tuned(ctx).get("speeds", {})))
     return speeds.get(family)
 
 

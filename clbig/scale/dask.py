@@ -15,7 +15,7 @@ chunk handed to every task, not chunked. No custom scheduler: any Dask scheduler
 and a lost chunk is simply recomputed.
 
 Operations: add, sub, mul, mul_low, divmod (quotient and remainder from one task per chunk),
-floordiv, mod, and powmod, mulmod (clbig.modular), gcd, invert (clbig.gcd), those imported
+floordiv, mod, and powmod, mulmod (clbig.mpz.modular), gcd, invert (clbig.mpz.gcd), those imported
 inside the task only, so this module loads without them. Each task also gets its chunk's first
 row (a one-element chunk of row offsets) so that errors name rows of the whole batch.
 
@@ -47,6 +47,8 @@ import dask.array as da
 import numpy as np
 
 from ..mpz.array import BigIntArray, LIMB_BITS, limbs_for
+from ..mpz.coerce import is_scalar
+from ..mpz.types import MPZ
 from .split import shifted
 
 # the module (clbig.array, the attribute, is the function that makes arrays)
@@ -285,8 +287,7 @@ def _operand(x, name: str) -> BigIntDaskArray:
         return from_limbs(x)
     if isinstance(x, BigIntArray):
         return from_limbs(x.to_limbs(), bits=x.bits, chunks=-1)
-    from ..mpz.ops import _is_scalar
-    if _is_scalar(x) or isinstance(x, (list, tuple)):
+    if is_scalar(x) or isinstance(x, (list, tuple)):
         return from_ints(x, chunks=-1)
     raise TypeError(f"operand {name}: expected a BigIntDaskArray, a dask array of limbs, an int "
                     f"or a list of ints, got {type(x).__name__}")
@@ -328,7 +329,7 @@ _NONZERO = {
 def _check_nonzero(op, values):
     """An operand that must not be zero, given as ints: raise now, before anything runs, as in
     one process."""
-    if not isinstance(values, (list, tuple, numbers.Integral, _array._MPZ)):
+    if not isinstance(values, (list, tuple, numbers.Integral, MPZ)):
         return
     vals = values if isinstance(values, (list, tuple)) else [values]
     for i, v in enumerate(vals):
@@ -509,7 +510,7 @@ def mod(a, b, algorithm: str = "auto") -> BigIntDaskArray:
 
 
 def powmod(a, e, m) -> BigIntDaskArray:
-    """a ** e mod m per row by clbig.modular.powmod; capacity m.bits (as clbig's). A zero
+    """a ** e mod m per row by clbig.mpz.modular.powmod; capacity m.bits (as clbig's). A zero
     modulus raises ValueError naming its index (now, when m is given as ints)."""
     _check_nonzero("powmod", m)
     a, e, m = _operand(a, "a"), _operand(e, "e"), _operand(m, "m")
@@ -517,14 +518,14 @@ def powmod(a, e, m) -> BigIntDaskArray:
 
 
 def mulmod(a, b, m) -> BigIntDaskArray:
-    """(a * b) mod m per row by clbig.modular.mulmod; capacity m.bits (as clbig's)."""
+    """(a * b) mod m per row by clbig.mpz.modular.mulmod; capacity m.bits (as clbig's)."""
     _check_nonzero("mulmod", m)
     a, b, m = _operand(a, "a"), _operand(b, "b"), _operand(m, "m")
     return _elementwise("mulmod", [a, b, m], "abm", [m.bits])
 
 
 def invert(a, m) -> BigIntDaskArray:
-    """a^-1 mod m per row by clbig.gcd.invert (strict: ValueError naming a row without an
+    """a^-1 mod m per row by clbig.mpz.gcd.invert (strict: ValueError naming a row without an
     inverse); capacity m.bits (as clbig's)."""
     _check_nonzero("invert", m)
     a, m = _operand(a, "a"), _operand(m, "m")
@@ -532,7 +533,7 @@ def invert(a, m) -> BigIntDaskArray:
 
 
 def gcd(a, b) -> BigIntDaskArray:
-    """gcd(a, b) per row by clbig.gcd.gcd. Capacity max(a.bits, b.bits): clbig's own result
+    """gcd(a, b) per row by clbig.mpz.gcd.gcd. Capacity max(a.bits, b.bits): clbig's own result
     has min(a.bits, b.bits) unless a zero sits beside a wider value (gcd(a, 0) = a), which a
     lazy graph cannot know before it runs, so it promises the bound that always holds."""
     a, b = _operand(a, "a"), _operand(b, "b")

@@ -9,7 +9,7 @@ back as one SplitArray whose rows stay where they were computed. Below the decor
 sees one ordinary Context: no algorithm module knows about devices.
 
 Rows are split in proportion to each device's speed for the operation's family, as measured by
-`python -m clbig tune` (clbig.tune.speed), else equally; `Context([...], shares=...)` fixes the
+`python -m clbig tune` (clbig.runtime.tuned.speed), else equally; `Context([...], shares=...)` fixes the
 shares instead (a host-to-host workload whose best split was measured with the devices running
 together: bench/multi_gpu.py --shares). A batch of length one (one huge
 number) runs on the fastest device. An operand placed differently (another split, a plain
@@ -31,7 +31,6 @@ import threading
 
 from typing import TYPE_CHECKING
 
-import gmpy2
 import numpy as np
 
 from ..mpn import convert
@@ -39,16 +38,18 @@ from ..runtime import profiling
 from ..mpz.array import (BigIntArray, check_out, checked_signed, from_limbs, limbs_as, limbs_for,
                     limbs_to_ints, upload_values)
 from ..mpz.modular import Modulus
+from ..mpz.types import MPZ
 from ..runtime.devices import Context, Devices, _stack, current_context
 
 if TYPE_CHECKING:
     from numpy.typing import DTypeLike
 
-_MPZ = type(gmpy2.mpz(0))
 
 
 class HostRows:
     """Rows of a streamed result, kept on the host: limbs (n, m) uint32, capacity, signs."""
+
+    values = None   # the rows as ints too, where a pipelined chunk's lane converted them already
 
     def __init__(self, limbs: np.ndarray, bits: int, neg=None):
         self.limbs, self.bits = limbs, int(bits)
@@ -61,9 +62,9 @@ class HostRows:
         return self.limbs
 
     def tolist(self, mpz: bool = False) -> list:
-        vals = self.__dict__.get("values")   # converted already (a pipelined chunk's lane did it)
+        vals = self.values
         if vals is not None:
-            return list(map(_MPZ, vals)) if mpz else list(vals)
+            return list(map(MPZ, vals)) if mpz else list(vals)
         return convert.to_ints(self.limbs, self.neg, mpz=mpz)
 
     def sign(self) -> np.ndarray:

@@ -11,7 +11,7 @@ Pipelining (issue 36): an operation on host operands made by `host` (numpy limbs
 ints) that fit the device but are large also runs chunk by chunk through the two lanes, where
 the device's memory is not the host's (a GPU): one lane converts and uploads chunk i while the
 other runs the kernels and download of chunk i - 1, so conversion, transfers and kernels
-overlap instead of following each other. Settings (config.env):
+overlap instead of following each other. Settings (ctx.profile.settings):
   PIPELINE=auto|on|off   auto: on devices with memory of their own (staging.separate_memory)
   PIPELINE_MIN=bytes     host operands of at least this many bytes of limbs (default 64 MiB)
   PIPELINE_ROWS=rows     ... or of more rows than this (default 2^17)
@@ -81,27 +81,28 @@ def plan(args, kw):
     rows = max(1, int(ctx.memory // SHARE // 2 / per_row))   # two lanes in flight
     if not fits:
         return ctx, rows, n, "streamed"
-    if _pipelined(ctx, need, n):
-        rows = min(rows, max(1, int(config.value("PIPELINE_CHUNK", PIPELINE_CHUNK) / (per_row / 2))))
+    s = ctx.profile.settings
+    if _pipelined(ctx, s, need, n):
+        rows = min(rows, max(1, int(s.pipeline_chunk / (per_row / 2))))
         if rows < n:
             return ctx, rows, n, "pipelined"
     return None
 
 
-#: Defaults of the pipelining settings (see the module doc).
-PIPELINE_MIN = 64 << 20
-PIPELINE_ROWS = 1 << 17
-PIPELINE_CHUNK = 32 << 20
+#: Defaults of the pipelining settings (see the module doc), from the settings' table.
+PIPELINE_MIN = config.SETTINGS["PIPELINE_MIN"].default
+PIPELINE_ROWS = config.SETTINGS["PIPELINE_ROWS"].default
+PIPELINE_CHUNK = config.SETTINGS["PIPELINE_CHUNK"].default
 
 
-def _pipelined(ctx: Context, need: int, n: int) -> bool:
+def _pipelined(ctx: Context, s: config.Settings, need: int, n: int) -> bool:
     """Whether host operands of `need` bytes in n rows that fit the device run in chunks anyway,
-    so that conversion, transfers and kernels overlap (the PIPELINE setting; see the module doc)."""
-    how = config.value("PIPELINE")
+    so that conversion, transfers and kernels overlap (the PIPELINE setting of `s`; see the
+    module doc)."""
+    how = s.pipeline
     if how == "off" or (how == "auto" and not staging.separate_memory(ctx.device)):
         return False
-    return (need >= config.value("PIPELINE_MIN", PIPELINE_MIN)
-            or n > config.value("PIPELINE_ROWS", PIPELINE_ROWS))
+    return need >= s.pipeline_min or n > s.pipeline_rows
 
 
 def _is_host(x) -> bool:
@@ -110,13 +111,15 @@ def _is_host(x) -> bool:
 
 def _lanes(ctx: Context):
     """The device's two lanes as a Devices: ctx itself and a twin (same device, own queue and
-    pool), made once per context."""
+    pool), made once per context (kept in its profile's "stream" cache; the lock makes sure
+    two threads never make two twins)."""
+    cache = ctx.profile.cache("stream")
     with ctx.launch_lock:
-        lanes = ctx.__dict__.get("_lanes")
+        lanes = cache.get("lanes")
         if lanes is None:
             twin = Context(ctx.device, max_work_group_size=ctx.max_items,
                            max_local_mem=ctx.local_mem, max_memory=ctx.memory)
-            lanes = ctx._lanes = Devices([ctx, twin])
+            lanes = cache["lanes"] = Devices([ctx, twin])
     return lanes
 
 
@@ -194,7 +197,7 @@ class _Sink:
         neg = None if all(x is None for x in negs) else np.concatenate(
             [np.zeros(len(p), bool) if x is None else x for p, x in zip(parts, negs)])
         rows = HostRows(whole, max(p.bits for p in parts), neg)
-        if all("values" in p.__dict__ for p in parts):
+        if all(p.values is not None for p in parts):
             rows.values = [v for p in parts for v in p.values]
         return SplitArray(out.ctx, [(None, rows)])
 
@@ -312,6 +315,8 @@ class HostValues(HostRows):
     packed into limbs when it is read (rows), so conversion overlaps the device's work on other
     chunks. The capacity is known from the start: `bits`, else the widest value's."""
 
+    _rows = None   # the whole batch as HostRows, made on the first whole-batch read
+
     def __init__(self, vals: list, bits: int | None = None):
         self.vals = vals
         self.bits = limbs_for(_widest(vals)) * 32 if bits is None else check_bits(bits)
@@ -329,7 +334,7 @@ class HostValues(HostRows):
         return upload_values(ctx, *checked_signed(self.vals[r0:r1], self.bits))
 
     def _all(self) -> HostRows:
-        got = self.__dict__.get("_rows")
+        got = self._rows
         if got is None:
             got = self._rows = self.rows(0, len(self))
         return got

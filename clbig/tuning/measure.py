@@ -151,6 +151,5 @@ def tune(ctx=None, quick: bool = False, progress=print) -> dict:
     except OSError as e:
         raise OSError(e.errno, f"cannot write the tuning file {path} ({e.strerror or e}): set "
                       f"{config.var('TUNING_FILE')} to a writable file") from e
-    ctx.__dict__.pop("_mul_crossovers", None)
-    ctx.__dict__.pop("_speeds", None)
+    ctx.profile.clear("mul", "tuned")   # auto's crossovers and the speeds: read the new file
     return dict(found, file=str(path), batch=batch, single=single)

@@ -1,0 +1,132 @@
+"""The first call (issue 43): built kernels kept on disk and found again without rendering
+(clbig/runtime/binaries.py), a corrupt or unwritable cache survived with one warning, the
+warm-up command, and loops whose capacity grows building a kernel per limb count at most."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import warnings
+
+import pytest
+
+import clbig
+from clbig.runtime import binaries, render
+
+
+def _fresh_ctx(monkeypatch, folder):
+    monkeypatch.setenv("CLBIG_KERNEL_CACHE", str(folder))
+    return clbig.Context(clbig.current_context().device)
+
+
+def test_binaries_round_trip_without_rendering(monkeypatch, tmp_path):
+    """A second context on the same device loads the kernel from the folder: no template is
+    rendered, and the results are the same."""
+    ctx = _fresh_ctx(monkeypatch, tmp_path)
+    xs, ys = [2**100 + 7, 5, 0], [3**60, 2**64 - 1, 1]
+    with ctx:
+        assert (clbig.array(xs) + clbig.array(ys)).tolist() == [x + y for x, y in zip(xs, ys)]
+    files, size = binaries.usage(tmp_path)
+    assert files >= 1 and size > 0
+    rendered = []
+    monkeypatch.setattr(render, "render", lambda *a, **k: rendered.append(a) or pytest.fail("rendered"))
+    again = clbig.Context(ctx.device)
+    with again:
+        assert (clbig.array(xs) + clbig.array(ys)).tolist() == [x + y for x, y in zip(xs, ys)]
+    assert rendered == []
+
+
+def test_corrupt_binary_is_rebuilt_with_one_warning(monkeypatch, tmp_path):
+    ctx = _fresh_ctx(monkeypatch, tmp_path)
+    with ctx:
+        clbig.array([1, 2]) + clbig.array([3, 4])
+    for p in tmp_path.rglob("*.bin"):
+        p.write_bytes(b"not a binary" * 10)
+    monkeypatch.setattr(binaries, "_said", set())
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with clbig.Context(ctx.device):
+            assert (clbig.array([1, 2]) + clbig.array([3, 4])).tolist() == [4, 6]
+            assert (clbig.array([9]) + clbig.array([3, 4])).tolist() == [12, 13]
+    said = [w for w in caught if "could not be loaded" in str(w.message)]
+    assert len(said) == 1, [str(w.message) for w in caught]
+    assert all(p.read_bytes()[:12] != b"not a binary" for p in tmp_path.rglob("*.bin"))
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into read-only folders")
+def test_read_only_cache_computes_and_says_so_once(monkeypatch, tmp_path):
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    ro.chmod(0o500)
+    try:
+        monkeypatch.setattr(binaries, "_said", set())
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            with _fresh_ctx(monkeypatch, ro):
+                assert (clbig.array([5]) * clbig.array([7])).tolist() == [35]
+                assert (clbig.array([5]) + clbig.array([7])).tolist() == [12]
+        assert len([w for w in caught if "cannot be written" in str(w.message)]) == 1
+    finally:
+        ro.chmod(0o700)
+
+
+def test_unwritable_cache_file_in_the_way(monkeypatch, tmp_path):
+    """A file where the folder should be (as root can hit too): computes, warns once."""
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    monkeypatch.setattr(binaries, "_said", set())
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with _fresh_ctx(monkeypatch, blocker):
+            assert (clbig.array([2**40]) - clbig.array([1])).tolist() == [2**40 - 1]
+            assert (clbig.array([6]) * clbig.array([7])).tolist() == [42]
+    assert len([w for w in caught if "cannot be written" in str(w.message)]) == 1
+
+
+def test_cache_off_and_pruning(monkeypatch, tmp_path):
+    monkeypatch.setenv("CLBIG_KERNEL_CACHE", "off")
+    assert binaries.folder("off") is None and clbig.Context(clbig.current_context().device).binaries.dir is None
+    for i in range(6):
+        d = tmp_path / "dev"
+        d.mkdir(exist_ok=True)
+        (d / f"{i}.bin").write_bytes(b"x" * 1000)
+        os.utime(d / f"{i}.bin", (1000 + i, 1000 + i))
+    binaries.prune(tmp_path, limit=4000)            # 6000 bytes > 4000: down to 3000, oldest first
+    assert sorted(p.name for p in tmp_path.rglob("*.bin")) == ["3.bin", "4.bin", "5.bin"]
+
+
+def test_growing_capacity_builds_a_kernel_per_limb_count(monkeypatch):
+    """s = s + s a hundred times (a bit a step) and x = x * 3 (2 bits a step): the addition
+    kernel takes its widths at run time on CPUs, and exact results run on whole limbs, so the
+    loop builds far fewer kernels than steps; values stay exact."""
+    ctx = clbig.Context(clbig.current_context().device)
+    with ctx:
+        before = len(ctx._programs)
+        s = clbig.array([1, 2, 3])
+        for _ in range(100):
+            s = s + s
+        assert s.tolist() == [v << 100 for v in (1, 2, 3)] and s.bits == 132
+        x = clbig.array([5, 7])
+        for _ in range(12):
+            x = x * 3
+        assert x.tolist() == [5 * 3**12, 7 * 3**12] and x.bits == 32 + 24
+        built = len(ctx._programs) - before
+    assert built <= 24, built
+
+
+def test_warmup_command_and_function(tmp_path):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CLBIG_KERNEL_CACHE")}
+    env["CLBIG_KERNEL_CACHE"] = str(tmp_path)
+    run = subprocess.run([sys.executable, "-m", "clbig", "warmup", "--ops", "add,compare", "--bits", "96"],
+                         capture_output=True, text=True, env=env, timeout=300, cwd=tempfile.gettempdir())
+    assert run.returncode == 0, run.stderr
+    assert "kernels kept in" in run.stdout and binaries.usage(tmp_path)[0] >= 2
+    bad = subprocess.run([sys.executable, "-m", "clbig", "warmup", "--ops", "sqrt"], capture_output=True,
+                         text=True, env=env, timeout=120, cwd=tempfile.gettempdir())
+    assert bad.returncode == 1 and "unknown family 'sqrt'" in bad.stderr
+    steps = []
+    assert clbig.warmup(["add"], [40, 70], progress=lambda d, t, s: steps.append((d, t, s)))["steps"] == 2
+    assert steps == [(1, 2, "add 40 bits"), (2, 2, "add 70 bits")]
+    with pytest.raises(ValueError, match="widths must be at least 2 bits"):
+        clbig.warmup(["add"], [1])
