@@ -80,6 +80,7 @@ def test_negative_moduli_in_arrays(rng):
     assert clbig.powmod(Aa, Ea, one).tolist() == [pow(a, e, -(2**90 + 5)) for a, e in zip(A, E)]
     assert clbig.mulmod(3, Aa, Ma).tolist() == [3 * a % m for a, m in zip(A, M)]
     assert clbig.powmod(clbig.array([]), clbig.array([]), clbig.array([])).tolist() == []
+    assert clbig.powmod(clbig.array([]), 3, clbig.array([-7])).tolist() == []   # broadcast to none
 
 
 def test_truth_of_an_array():

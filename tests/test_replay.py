@@ -17,7 +17,11 @@ RNG = random.Random(14)
 
 
 def programs(ctx, name):
-    return {k[1]: v for k, v in render.memo(ctx).items() if k[0] == "replay" and k[1][0] == name}
+    """The recordings of `name` under today's settings, by their key without the settings'
+    version (the key's last part)."""
+    version = ctx.profile.settings.version
+    return {k[1][:-1]: v for k, v in render.memo(ctx).items()
+            if k[0] == "replay" and k[1][0] == name and k[1][-1] == version}
 
 
 def edge_values(bits):

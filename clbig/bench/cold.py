@@ -4,7 +4,9 @@ Kernels are built on first use (and kept on disk by pyopencl and PoCL), so a use
 of an operation, at a new width, pays for compilers, while the tenth pays for the kernels.
 Each family runs in three states, each in a fresh process started by this one:
 
-- cold: empty kernel caches (XDG_CACHE_HOME and POCL_CACHE_DIR pointed at a new folder);
+- cold: empty kernel caches (XDG_CACHE_HOME, POCL_CACHE_DIR and CUDA_CACHE_PATH pointed at a
+  new folder: NVIDIA's driver keeps its own cache of compiled PTX, which would otherwise make a
+  second measurement of the same kernels look cold when it is not);
 - disk: a second fresh process on the caches the cold one filled (a user's next session);
 - warm: the same call again in the disk process (the operation's own cost).
 
@@ -210,7 +212,9 @@ def run_cold(families=FAMILIES, device: str | None = None, timeout: float = 600,
     for fam in families:
         with tempfile.TemporaryDirectory(prefix="clbig-cold-") as tmp:
             env = dict(os.environ, XDG_CACHE_HOME=os.path.join(tmp, "cache"),
-                       POCL_CACHE_DIR=os.path.join(tmp, "pocl"))
+                       POCL_CACHE_DIR=os.path.join(tmp, "pocl"),
+                       CUDA_CACHE_PATH=os.path.join(tmp, "nv"))
+            env.pop(config.var("KERNEL_CACHE"), None)   # clbig's own: in XDG_CACHE_HOME
             if device is not None:
                 env[config.var("DEVICE")] = str(device)
             cold = _spawn(fam, env, timeout)

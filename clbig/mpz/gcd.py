@@ -152,7 +152,7 @@ def invert(a: Operand, m: Operand | Modulus, strict: bool = True
     >>> clbig.invert([3, 2, -3], [7, 9, 7]).tolist()
     [5, 5, 2]
     >>> clbig.invert([2, 3], 4, strict=False)
-    (BigIntArray([0, 3], n=2, bits=32), array([False,  True]))
+    (BigIntArray([0, 3], n=2, bits=3), array([False,  True]))
     >>> clbig.invert(2, 4)
     Traceback (most recent call last):
     ...

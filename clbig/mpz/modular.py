@@ -389,7 +389,9 @@ def _on_host(ctx, a, e, m):
     lens = [_rows_of(x, ctx) for x in (a, e, m)]
     if None in lens or len(set(lens) - {1}) > 1:
         return None                    # other operands, or lengths the device path refuses
-    n = max(lens)
+    n = 0 if 0 in lens else max(lens)   # a length-one operand broadcasts, also to none
+    if n == 0:
+        return None                    # an empty batch: the device path gives the empty result
     s = ctx.profile.settings
     most = max(k for _, k in HOST_ROWS_PER_CORE) * host_powm.cores()
     if n > most and n > s.get("powmod_host_rows", 0):
