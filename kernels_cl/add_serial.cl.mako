@@ -9,12 +9,15 @@
 ## continue the two's complement), or "ctl": per instance, control byte flag[i] (add_n.CTL_*)
 ## makes r = ((a + ((b & keep) ^ flip)) + cin) ^ notr.
 ##
-## The widths are run-time arguments, not template parameters (issue 43): ma, mb operand limbs,
-## mr result limbs (the top one masked by top_mask), flag_limb / flag_bit where flag bit `bits`
-## of the wide result lies (NO_FLAG: no flags), possibly past the result's limbs. One build per
-## OP then serves every width: a loop whose capacity grows a bit a step built a kernel per step.
-## A CPU runs these loops as loops either way; the bounds are uniform across work-items, so
-## Intel's runtime still vectorizes across items.
+## Two forms (issue 43). With WIDTHS, (name, value) pairs of MA, MB, MR, TOP_MASK, FLAG_LIMB
+## and FLAG_BIT, the widths are built in: MA, MB operand limbs, MR result limbs (the top one masked by TOP_MASK),
+## FLAG_LIMB / FLAG_BIT where flag bit `bits` of the wide result lies (None: no flags), possibly
+## past the result's limbs. Without, they are run-time arguments (ma, mb, mr, top_mask,
+## flag_limb, flag_bit; FLAGS says whether any flag is wanted): one build per OP serves every
+## width, where a loop whose capacity grows a bit a step built a kernel per step. PoCL runs the
+## run-time form's loops about 2x slower (2048 sums of 512 bits: 25-36 against 54-85 µs, 2-core
+## EPYC, 2026-11-28), so add_n builds the widths in for batches whose run time matters
+## (add_n.SERIAL_FIXED_LIMBS). The scalar arguments are the same in both forms.
 <%namespace file="blocks/common.mako" import="header"/>
 ${header()}
 <%
@@ -23,8 +26,12 @@ ${header()}
     def B(y):            # the second term: b, ~b, or b under the control byte
         return "((%s) & keep) ^ flip" % y if CTL else ("~(%s)" % y if SUB else y)
     NOTR = " ^ notr" if CTL else ""
+    if WIDTHS:   # (name, value) pairs: a hashable template parameter
+        W = dict(WIDTHS)
+        MA, MB, MR, TOP_MASK = W["MA"], W["MB"], W["MR"], W["TOP_MASK"]
+        FLAG_LIMB, FLAG_BIT = W["FLAG_LIMB"], W["FLAG_BIT"]
+        L = MR if FLAG_LIMB is None else max(MR, FLAG_LIMB + 1)   # limbs the chain runs through
 %>
-#define NO_FLAG 0xFFFFFFFFu
 __kernel void add_serial(__global const limb_t *a, ulong sa, __global const limb_t *b, ulong sb,
                          __global limb_t *out, __global uchar *flag, uint n, uint ma, uint mb,
                          uint mr, uint flag_limb, uint flag_bit, uint top_mask)
@@ -32,7 +39,11 @@ __kernel void add_serial(__global const limb_t *a, ulong sa, __global const limb
     const uint i = get_global_id(0);
     if (i >= n) return;
     __global const limb_t *ra = a + (size_t)i * sa, *rb = b + (size_t)i * sb;
+% if WIDTHS:
+    __global limb_t *ro = out + (size_t)i * ${MR}u;
+% else:
     __global limb_t *ro = out + (size_t)i * mr;
+% endif
 % if CTL:
     const uint ctl = flag[i];
     const limb_t keep = (ctl & 8u) ? 0u : LIMB_MAX, flip = (ctl & 1u) ? LIMB_MAX : 0u;
@@ -41,24 +52,58 @@ __kernel void add_serial(__global const limb_t *a, ulong sa, __global const limb
 % else:
     dlimb_t c = ${int(SUB)}ul;
 % endif
-    // limbs the chain runs through: the result's, and the flag's limb where it lies beyond
-    const uint L = (flag_limb == NO_FLAG || flag_limb < mr) ? mr : flag_limb + 1u;
-    const uint lo1 = min(min(ma, mb), L), hi1 = min(max(ma, mb), L);
+% if WIDTHS:
+## -- widths built in: every bound a constant ------------------------------------------------
 <%def name="span(lo, hi, x, y)">
+% if hi > lo:
+    for (uint j = ${lo}u; j < ${hi}u; ++j) {
+        c += (dlimb_t)(${x}) + (dlimb_t)(limb_t)(${B(y)});
+  % if FLAG_LIMB is not None and lo <= FLAG_LIMB < hi:
+        if (j == ${FLAG_LIMB}u) flag[i] = (uchar)(((limb_t)c >> ${FLAG_BIT}u) & 1u);
+  % endif
+  % if lo < MR:
+    % if TOP_MASK != 0xFFFFFFFF and lo <= MR - 1 < hi:
+        if (j < ${MR}u) ro[j] = ((limb_t)c${NOTR}) & (j == ${MR - 1}u ? ${TOP_MASK}u : LIMB_MAX);
+    % else:
+        if (j < ${MR}u) ro[j] = (limb_t)c${NOTR};
+    % endif
+  % endif
+        c >>= 32;
+    }
+% endif
+</%def>
+<% lo1 = min(MA, MB, L); hi1 = min(max(MA, MB), L) %>
+    ${span(0, lo1, "ra[j]", "rb[j]")}
+% if MA > MB:
+    ${span(lo1, hi1, "ra[j]", "0u")}
+% else:
+    ${span(lo1, hi1, "0u", "rb[j]")}
+% endif
+    ${span(hi1, L, "0u", "0u")}
+% else:
+## -- widths at run time ----------------------------------------------------------------------
+% if FLAGS:
+    const uint L = flag_limb < mr ? mr : flag_limb + 1u;   // limbs the chain runs through
+% else:
+    const uint L = mr;
+% endif
+    const uint lo1 = min(min(ma, mb), L), hi1 = min(max(ma, mb), L);
+<%def name="rspan(lo, hi, x, y)">
     for (uint j = ${lo}; j < ${hi}; ++j) {
         c += (dlimb_t)(${x}) + (dlimb_t)(limb_t)(${B(y)});
-% if not CTL:
+% if FLAGS:
         if (j == flag_limb) flag[i] = (uchar)(((limb_t)c >> flag_bit) & 1u);
 % endif
         if (j < mr) ro[j] = ((limb_t)c${NOTR}) & (j == mr - 1u ? top_mask : LIMB_MAX);
         c >>= 32;
     }
 </%def>
-    ${span("0u", "lo1", "ra[j]", "rb[j]")}
+    ${rspan("0u", "lo1", "ra[j]", "rb[j]")}
     if (ma > mb) {
-        ${span("lo1", "hi1", "ra[j]", "0u")}
+        ${rspan("lo1", "hi1", "ra[j]", "0u")}
     } else {
-        ${span("lo1", "hi1", "0u", "rb[j]")}
+        ${rspan("lo1", "hi1", "0u", "rb[j]")}
     }
-    ${span("hi1", "L", "0u", "0u")}
+    ${rspan("hi1", "L", "0u", "0u")}
+% endif
 }

@@ -56,7 +56,13 @@ def addsub(ctx, op: str, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits:
     args = (a, np.uint64(sa), b, np.uint64(sb), out.data, flag_buf)
     if serial(ctx):
         _, top, flag_limb, flag_bit = _flag_params(bits, want_flag)
-        k = kernel(ctx, "add_serial.cl.mako", "add_serial", None, OP=op)   # widths at run time
+        if n * max(ma, mb, mr) >= SERIAL_FIXED_LIMBS:   # widths built in
+            k = kernel(ctx, "add_serial.cl.mako", "add_serial", None, OP=op, FLAGS=None,
+                       WIDTHS=(("MA", ma), ("MB", mb), ("MR", mr), ("TOP_MASK", top),
+                               ("FLAG_LIMB", flag_limb), ("FLAG_BIT", flag_bit)))
+        else:                                          # one build for every width
+            k = kernel(ctx, "add_serial.cl.mako", "add_serial", None, OP=op, WIDTHS=None,
+                       FLAGS=flag_limb is not None)
         wg = min(SERIAL_WG, ctx.max_items)
         launch(ctx, k, P.ceil_div(n, wg), wg, *args, np.uint32(n), np.uint32(ma), np.uint32(mb),
                np.uint32(mr), np.uint32(NO_FLAG if flag_limb is None else flag_limb),
@@ -82,6 +88,11 @@ def addsub(ctx, op: str, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits:
 # CPUs: one work-item per instance (add_serial.cl.mako), in groups of 16 (Intel's runtime
 # vectorizes 16 items at once).
 SERIAL_WG = 16
+# From this many limbs in a batch the serial kernel is built for the operands' limb counts
+# (loops of fixed bounds: about 2x faster on PoCL); smaller batches run one build that takes
+# the widths at run time, since there the build, not the run, is what a user waits for
+# (issue 43).
+SERIAL_FIXED_LIMBS = 4096
 
 
 def serial(ctx) -> bool:
