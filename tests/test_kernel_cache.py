@@ -25,7 +25,7 @@ def test_binaries_round_trip_without_rendering(monkeypatch, tmp_path):
     rendered, and the results are the same."""
     ctx = _fresh_ctx(monkeypatch, tmp_path)
     xs, ys = [2**100 + 7, 5, 0], [3**60, 2**64 - 1, 1]
-    with ctx:
+    with ctx, binaries.ahead():   # (PoCL keeps binaries only ahead of time: Store.costly)
         assert (clbig.array(xs) + clbig.array(ys)).tolist() == [x + y for x, y in zip(xs, ys)]
     files, size = binaries.usage(tmp_path)
     assert files >= 1 and size > 0
@@ -39,8 +39,9 @@ def test_binaries_round_trip_without_rendering(monkeypatch, tmp_path):
 
 def test_corrupt_binary_is_rebuilt_with_one_warning(monkeypatch, tmp_path):
     ctx = _fresh_ctx(monkeypatch, tmp_path)
-    with ctx:
+    with ctx, binaries.ahead():
         clbig.array([1, 2]) + clbig.array([3, 4])
+    assert binaries.usage(tmp_path)[0] >= 1
     for p in tmp_path.rglob("*.bin"):
         p.write_bytes(b"not a binary" * 10)
     monkeypatch.setattr(binaries, "_said", set())
@@ -63,7 +64,7 @@ def test_read_only_cache_computes_and_says_so_once(monkeypatch, tmp_path):
         monkeypatch.setattr(binaries, "_said", set())
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            with _fresh_ctx(monkeypatch, ro):
+            with _fresh_ctx(monkeypatch, ro), binaries.ahead():
                 assert (clbig.array([5]) * clbig.array([7])).tolist() == [35]
                 assert (clbig.array([5]) + clbig.array([7])).tolist() == [12]
         assert len([w for w in caught if "cannot be written" in str(w.message)]) == 1
@@ -78,10 +79,20 @@ def test_unwritable_cache_file_in_the_way(monkeypatch, tmp_path):
     monkeypatch.setattr(binaries, "_said", set())
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        with _fresh_ctx(monkeypatch, blocker):
+        with _fresh_ctx(monkeypatch, blocker), binaries.ahead():
             assert (clbig.array([2**40]) - clbig.array([1])).tolist() == [2**40 - 1]
             assert (clbig.array([6]) * clbig.array([7])).tolist() == [42]
     assert len([w for w in caught if "cannot be written" in str(w.message)]) == 1
+
+
+def test_implicit_builds_keep_binaries_where_that_costs_nothing(monkeypatch, tmp_path):
+    """Outside ahead(), a build keeps its binary unless asking for it costs a build (PoCL)."""
+    ctx = _fresh_ctx(monkeypatch, tmp_path)
+    with ctx:
+        assert (clbig.array([2**70]) * clbig.array([3])).tolist() == [3 * 2**70]
+    kept = binaries.usage(tmp_path)[0]
+    assert (kept == 0) == ctx.binaries.costly
+    assert ctx.binaries.costly == ("portable computing language" in ctx.device.platform.name.lower())
 
 
 def test_cache_off_and_pruning(monkeypatch, tmp_path):

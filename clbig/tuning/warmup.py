@@ -16,6 +16,7 @@ from typing import Callable, Sequence
 from ..mpz import gcd as _gcd
 from ..mpz import modular, ops
 from ..mpz.array import array
+from ..runtime import binaries
 from ..runtime.devices import Context, current_context
 
 #: The families a warm-up builds, and the widths (bits) it builds them for by default: the
@@ -108,7 +109,8 @@ def warmup(families: Sequence[str] = FAMILIES, bits: Sequence[int] = DEFAULT_BIT
     total, done, t0 = len(fams) * len(widths), 0, time.perf_counter()
     for b in widths:
         for f in fams:
-            _one(f, b, ctx, rng)
+            with binaries.ahead():   # keep the binaries on PoCL too
+                _one(f, b, ctx, rng)
             done += 1
             if progress is not None:
                 progress(done, total, f"{f} {b} bits")
