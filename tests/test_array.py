@@ -388,3 +388,21 @@ def test_deepcopy_is_independent_and_copy_shares():
     assert s.tolist() == vals and s.bits == a.bits and s.ctx is a.ctx
     nested = copy.deepcopy({"x": [a, a]})
     assert nested["x"][0] is nested["x"][1] and nested["x"][0].tolist() == vals
+
+
+def test_numpy_array_surface_and_one_dimension():
+    """Issue 45 item 2: shape, ndim, size, dtype (object: Python ints) and nbytes of the
+    device's limbs; nested input says that a BigIntArray is one-dimensional, naming the element."""
+    import numpy as np
+    for vals, bits in (([], 32), ([5], 3), ([1, -2, 2**100], None), ([0] * 7, 65)):
+        x = clbig.array(vals, bits=bits)
+        n = len(vals)
+        assert (x.shape, x.ndim, x.size) == ((n,), 1, n)
+        assert x.dtype == np.dtype(object) == np.asarray(x).dtype
+        assert x.nbytes == n * x.m * 4 and np.shape(x) == (n,) and np.ndim(x) == 1
+    for bad, i, kind in (([[1, 2], [3, 4]], 0, "list"), ([1, (2, 3)], 1, "tuple"),
+                         (np.array([[1, 2]], dtype=object), 0, "ndarray")):
+        with pytest.raises(TypeError, match=f"one-dimensional .* element {i} is a {kind}"):
+            clbig.array(bad)
+    with pytest.raises(TypeError, match="element 1: expected an integer"):
+        clbig.array([1, "2"])

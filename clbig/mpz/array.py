@@ -269,6 +269,35 @@ class BigIntArray:
         """Limbs per element: ``ceil(bits / 32)``, at least 1."""
         return self._shape[1]
 
+    # numpy's array surface, for code that asks any array these (issue 45): one dimension of
+    # n integers; the elements are Python ints, so the dtype is numpy's object dtype (as
+    # np.asarray(x) gives), and nbytes counts the device's limbs.
+    @property
+    def shape(self) -> tuple:
+        """``(n,)``: a BigIntArray is one-dimensional."""
+        return (self._shape[0],)
+
+    @property
+    def ndim(self) -> int:
+        """1."""
+        return 1
+
+    @property
+    def size(self) -> int:
+        """n, the number of elements."""
+        return self._shape[0]
+
+    @property
+    def dtype(self) -> np.dtype:
+        """numpy's object dtype: the elements are Python ints of any size, which no fixed numpy
+        dtype holds (``np.asarray(x)`` gives an object array of them)."""
+        return np.dtype(object)
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the magnitudes on the device: n * m limbs of 4 bytes (signs are on the host)."""
+        return self._shape[0] * self._shape[1] * 4
+
     # -- host exchange -------------------------------------------------------------------
     def to_limbs(self, dtype: DTypeLike = np.uint32, magnitude: bool = False,
                  out: np.ndarray | None = None) -> np.ndarray:
@@ -714,13 +743,29 @@ def array(values: Operand, bits: int | None = None, ctx: Context | None = None) 
     ctx = check_context(ctx) or current_context()
     if getattr(ctx, "is_multi", False):   # several devices: rows spread over them
         return hooks.several().array(values, bits, ctx)
-    s = convert.scan(values, bits)
+    try:
+        s = convert.scan(values, bits)
+    except TypeError:
+        _one_dimension(values)
+        raise
     check_fits(ctx, len(s), s.bits, "clbig.array")
     # as in tolist: radix for one large value, or a batch without the C extension
     if (radix.worth_it(s.bits) and (len(s) == 1 or not s.c) and len(s)
             and all(type(v) is int for v in s.vals)):
         return BigIntArray(ctx, radix.upload(ctx, s.magnitudes(), limbs_for(s.bits)), s.bits, s.neg)
     return _upload(ctx, convert.pack(s), s.bits, s.neg)
+
+
+def _one_dimension(values: list) -> None:
+    """TypeError saying that a BigIntArray is one-dimensional, where the first element that is
+    not an integer is itself a sequence (a nested list, a numpy row) (issue 45)."""
+    for i, v in enumerate(values):
+        if isinstance(v, (list, tuple, np.ndarray)):
+            raise TypeError(f"clbig.array: a BigIntArray is one-dimensional (n integers); element {i} "
+                            f"is a {type(v).__name__}, so the input has more dimensions: flatten it, "
+                            "or make one array per row") from None
+        if not isinstance(v, (numbers.Integral, MPZ)):
+            return
 
 
 def host_result(ctx: Context, values: list, bits: int) -> BigIntArray:
