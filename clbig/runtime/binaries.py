@@ -24,6 +24,7 @@ import threading
 import warnings
 from pathlib import Path
 
+import platformdirs
 import pyopencl as cl
 
 #: Bytes the folder may hold, over every device; past it, saving prunes the least recently used
@@ -55,7 +56,6 @@ def folder(setting: str | None) -> Path | None:
         return None
     if setting:
         return Path(setting).expanduser()
-    import platformdirs
     return Path(platformdirs.user_cache_dir("clbig")) / "kernels"
 
 
@@ -128,17 +128,13 @@ class Store:
         `ahead()`."""
         if self.dir is None or (self.costly and not getattr(_ahead, "on", False)):
             return
-        self.save_now(key, prg)
-
-    def save_now(self, key: str, prg: cl.Program) -> None:
-        """Keep prg's binary (whole file or none); a folder that cannot be written is said once."""
         try:
             binary = prg.get_info(cl.program_info.BINARIES)[0]
         except cl.Error:
             return
         if not binary:
             return
-        try:
+        try:   # the whole file or none; a folder that cannot be written is said once
             self.dir.mkdir(parents=True, exist_ok=True)
             tmp = self.dir / f".{key}.{os.getpid()}.{threading.get_ident()}.tmp"
             tmp.write_bytes(binary)

@@ -488,15 +488,15 @@ class Context(Current):
         # ones without); "c" runs the same bookkeeping in OpenCL C (tests).
         carry = config.value("CARRY")
         self.carry_always = carry != "auto"
-        if carry == "auto":
-            carry = "ptx" if "nvidia" in self.device.platform.name.lower() else "off"
-        # Built kernels kept on disk for later processes (binaries.py); not under Oclgrind,
-        # whose checks want every kernel built from source.
-        sim = "oclgrind" in self.device.platform.name.lower()
+        # The settings, device facts and caches every planner reads (clbig/runtime/profile.py);
+        # it resolves "auto" carry chains by the device's vendor.
+        self.profile = Profile(self.device, self.memory, carry)
+        # Oclgrind, the simulator, checks what the other devices would hide: it gets every
+        # kernel built from source, every buffer fresh and unpoisoned (see below).
+        sim = "oclgrind" in self.name.lower()
+        # Built kernels kept on disk for later processes (binaries.py).
         self.binaries = binaries.Store(None if sim else binaries.folder(config.value("KERNEL_CACHE")),
                                        self.device)
-        # The settings, device facts and caches every planner reads (clbig/runtime/profile.py).
-        self.profile = Profile(self.device, self.memory, "" if carry == "off" else carry)
         self.cl_context = cl.Context([self.device])
         # Two in-order queues: a plain one for work, and one with profiling events for the
         # threads inside `clbig.profile()`. NVIDIA's OpenCL charges a profiling queue twice the
@@ -523,7 +523,7 @@ class Context(Current):
         # an allocation on first use while the GPU waits (a batch division by Newton spent a
         # third of its time so). Not under Oclgrind, whose uninitialized-read check must see
         # every buffer new.
-        pooled = "oclgrind" not in self.name.lower() and not config.value("NO_POOL")
+        pooled = not sim and not config.value("NO_POOL")
         self.allocator = cl_tools.MemoryPool(cl_tools.ImmediateAllocator(self._plain_queue)) if pooled else None
         # A cached kernel object carries its arguments: setting them and enqueueing it are two
         # calls, so render.launch holds the enqueue lock over the pair.
@@ -532,7 +532,7 @@ class Context(Current):
         # filled with a non-zero pattern, so a kernel that relies on fresh (zeroed) or stale
         # memory fails a test deterministically instead of a user's computation now and then.
         # Not under Oclgrind, whose uninitialized-value check is blinded by a filled buffer.
-        self.poison = config.value("POISON") and "oclgrind" not in self.name.lower()
+        self.poison = config.value("POISON") and not sim
 
     @property
     def carry(self) -> str:

@@ -73,8 +73,12 @@ class Profile:
     """A context's settings, device facts and caches (see the module's doc)."""
 
     def __init__(self, device: cl.Device, memory: int, carry: str):
+        """`carry`: the CARRY setting (auto, ptx, c, off; "" is off). auto: inline PTX where the
+        device is NVIDIA's (OpenCL C has no carry flag), else none."""
         self.facts = DeviceFacts.of(device, memory)
-        self._carry = carry
+        if carry == "auto":
+            carry = "ptx" if self.facts.nvidia else "off"
+        self._carry = "" if carry == "off" else carry
         self.ptx_refused: str | None = None
         self._caches: dict = {}
         self._lock = threading.Lock()

@@ -96,9 +96,9 @@ def _kernel(ctx, template: str, name: str, work_group: int | None, params: dict)
         bkey = binaries.entry_key(binaries.templates_digest(kernel_dir()), template, name, key[2], options)
         prg = ctx.binaries.load(ctx.cl_context, bkey, options)
         if prg is None:
-            prg = _build(ctx, template, name, work_group, params, options, bkey)
-            if isinstance(prg, cl.Kernel):   # built without the PTX the compiler refused
-                return prg
+            prg = _build(ctx, template, name, params, options, bkey)
+            if prg is None:   # the compiler refused the inline PTX: this context goes without
+                return _kernel(ctx, template, name, work_group, dict(params, CARRY=""))
         k = getattr(prg, name)
         # The device takes a kernel whose local memory exceeds a cap set on the Context (an
         # emulated AMD or Intel limit): refuse it as that device would, once per specialisation.
@@ -117,9 +117,9 @@ def _kernel(ctx, template: str, name: str, work_group: int | None, params: dict)
     return k
 
 
-def _build(ctx, template: str, name: str, work_group, params: dict, options: list, bkey: str):
+def _build(ctx, template: str, name: str, params: dict, options: list, bkey: str) -> cl.Program | None:
     """The program rendered from the template and built from source, its binary kept on disk
-    (binaries.Store); or, where the compiler refused inline PTX, the kernel built without it."""
+    (binaries.Store); None where the compiler refused the inline PTX (the profile says so)."""
     src = render(template, **params)
     t0 = time.perf_counter()
     try:
@@ -128,10 +128,9 @@ def _build(ctx, template: str, name: str, work_group, params: dict, options: lis
         except cl.RuntimeError as e:
             if params["CARRY"] != "ptx" or "asm(" not in src:
                 raise
-            # a compiler that rejects the inline PTX: this context goes without it
             print(f"clbig: inline PTX rejected, going without carry chains ({e})", file=sys.stderr)
             ctx.profile.refuse_ptx(str(e))
-            return _kernel(ctx, template, name, work_group, dict(params, CARRY=""))
+            return None
         if config.value("BUILD_LOG"):
             log = prg.get_build_info(ctx.device, cl.program_build_info.LOG).strip()
             print(f"[clbig build] {template} {name} {params}: {log}", file=sys.stderr)
