@@ -113,14 +113,16 @@ def test_digit_counts():
         assert 51 * N >= 32 * nm + 2 > 51 * (N - 1)
 
 
-def _fake_device(name, kind="GPU", cc=None, fp=None, cus=100, platform="NVIDIA CUDA"):
+def _fake_device(name, kind="GPU", cc=None, fp=None, cus=100, platform="NVIDIA CUDA",
+                 platform_version="OpenCL 3.0 CUDA", version="OpenCL 3.0 CUDA"):
     """A stand-in for a pyopencl Device with what profile.DeviceFacts.of reads."""
     import pyopencl as cl
     from types import SimpleNamespace as NS
     ext = "cl_khr_fp64" + (" cl_nv_device_attribute_query" if cc else "")
     return NS(type=getattr(cl.device_type, kind), name=name, extensions=ext,
               double_fp_config=int(cl.device_fp_config.FMA) if fp is None else fp,
-              max_compute_units=cus, max_mem_alloc_size=1 << 30, platform=NS(name=platform),
+              max_compute_units=cus, max_mem_alloc_size=1 << 30,
+              platform=NS(name=platform, version=platform_version), version=version,
               compute_capability_major_nv=cc and cc[0], compute_capability_minor_nv=cc and cc[1])
 
 
@@ -142,6 +144,13 @@ def test_device_facts_fp64():
     assert facts("NVIDIA H200", cc=(9, 0)).max_alloc == 1 << 30
     dev = _fake_device("NVIDIA A100", cc=(8, 0))
     assert profile._fast_fp64_gpu(dev) and (8, 0) in profile.NV_FAST_FP64
+    # PyPI's PoCL 3.0 (LLVM 14) aborts on fma(double8) when it targets AMD Zen; 3.1 does not
+    pocl = lambda llvm, target: facts("pthread-AMD EPYC", kind="CPU", platform="Portable Computing Language",
+                                      platform_version=f"OpenCL 3.0 PoCL 3.0-rc2  Linux, Release, RELOC, LLVM {llvm}.0.6, SLEEF",
+                                      version=f"OpenCL 3.0 PoCL HSTR: pthread-x86_64-unknown-linux-gnu-{target}")
+    assert not pocl(14, "znver3").double8_fma
+    assert pocl(15, "znver3").double8_fma and pocl(14, "skylake-avx512").double8_fma
+    assert h200.double8_fma
 
 
 def test_gpu_routing_rules(monkeypatch):

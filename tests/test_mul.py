@@ -398,9 +398,17 @@ def test_fp64_lanes_routing(monkeypatch):
     monkeypatch.delenv("CLBIG_MUL52_LANES", raising=False)   # conftest turns it off
     # a CPU of 2 cores with an exact fma, not Intel's runtime (the profile's device facts)
     fake = lambda **kw: monkeypatch.setattr(ctx.profile, "facts", dataclasses.replace(ctx.profile.facts, **kw))
-    fake(exact_fma=True, fast_fp64=True, compute_units=2, is_gpu=False, intel_cpu_runtime=False)
+    fake(exact_fma=True, fast_fp64=True, compute_units=2, is_gpu=False, intel_cpu_runtime=False,
+         double8_fma=True)
     got = mul_fp64.lanes_plan(ctx, 64, 64, 128, 1000, False)
     assert got == dict(MA=64, MB=64, MR=128, W=8, C=4, WG=8)
+    fake(double8_fma=False)             # PoCL 3.0 on AMD Zen aborts on fma(double8): 4 lanes
+    assert mul_fp64.lanes_plan(ctx, 64, 64, 128, 1000, False)["W"] == 4
+    monkeypatch.setenv("CLBIG_MUL52_LANES_W", "8")
+    with pytest.raises(ValueError, match="double8"):
+        mul_fp64.lanes_plan(ctx, 64, 64, 128, 1000, False)
+    monkeypatch.delenv("CLBIG_MUL52_LANES_W")
+    fake(double8_fma=True)
     assert mul_fp64.lanes_plan(ctx, 8, 8, 16, 1000, True)                  # small, squares too
     assert mul_fp64.lanes_plan(ctx, 64, 64, 128, 3, False)["W"] == 2      # 2 items for 2 cores
     assert mul_fp64.lanes_plan(ctx, 64, 64, 128, 10, False)["WG"] == 1    # 2 items: a group each

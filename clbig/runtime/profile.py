@@ -20,6 +20,7 @@ in one module) and python-flint's context object (settings as checked attributes
 """
 from __future__ import annotations
 
+import re
 import threading
 from dataclasses import dataclass
 
@@ -45,6 +46,7 @@ class DeviceFacts:
     fast_fp64: bool         # FP64 at half the FP32 rate (or a CPU): FP64 digit products win
     nvidia: bool            # NVIDIA's OpenCL: inline PTX (carry chains, shuffles) is offered
     intel_cpu_runtime: bool  # Intel's CPU runtime: vectorizes across work-items itself
+    double8_fma: bool = True  # the compiler builds fma on double8 (see _double8_fma)
 
     @classmethod
     def of(cls, dev: cl.Device, memory: int) -> "DeviceFacts":
@@ -58,7 +60,21 @@ class DeviceFacts:
             fast_fp64=cpu or _fast_fp64_gpu(dev),
             nvidia="nvidia" in platform,
             intel_cpu_runtime=cpu and "intel(r) opencl" in platform,
+            double8_fma=_double8_fma(dev),
         )
+
+
+def _double8_fma(dev: cl.Device) -> bool:
+    """False where the compiler is known to abort the process on fma of double8: PyPI's PoCL
+    3.0 (LLVM 14) targeting AMD Zen ("znver3" in the device's version, which it also picks for
+    Zen 4) stops with "LLVM ERROR: Cannot select: i64 = fma" in its _cl_fma(double8), while
+    double2, double4 and double16 build (AMD EPYC Zen 4, 2026-11-28). An abort cannot be caught,
+    so the vector kernels take another width there (mul_fp64.lanes_plan)."""
+    if "portable computing" not in dev.platform.name.lower():
+        return True
+    llvm = re.search(r"LLVM (\d+)", dev.platform.version or "")
+    target = re.search(r"HSTR: \S*-(\w+)\s*$", dev.version or "")
+    return not (llvm and int(llvm.group(1)) <= 14 and target and target.group(1).startswith("znver"))
 
 
 def _fast_fp64_gpu(dev: cl.Device) -> bool:
