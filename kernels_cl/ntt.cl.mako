@@ -279,31 +279,33 @@ __kernel void ntt_crt(__global const uint *r1, __global const uint *r2, __global
 
 % elif KERNEL == "level_twiddles":
 ## Level l's twiddles w^(k 2^(L-1-l)), k < 2^l, gathered from the half-length table into one
-## run per level (at 2^l - 1), so a stage's items read consecutive words.
-__kernel void ntt_level_twiddles(__global pt_t *ltw, __global const pt_t *tw, uint count)
+## run per level (at 2^l - 1), so a stage's items read consecutive words. L at run time: one
+## build per field for every length (issue 43).
+__kernel void ntt_level_twiddles(__global pt_t *ltw, __global const pt_t *tw, uint count, uint L)
 {
     const uint x = get_global_id(0);
     if (x >= count) return;
     const uint l = 31u - clz(x + 1u);
-    ltw[x] = tw[(size_t)(x + 1u - (1u << l)) << (${L - 1}u - l)];
+    ltw[x] = tw[(size_t)(x + 1u - (1u << l)) << (L - 1u - l)];
 }
 
 % elif KERNEL == "twiddles" and FIELD != "gl":
-## w^k R mod p for the Montgomery form (one-time tables: plain 64-bit % is fine here).
-__kernel void ntt_twiddles(__global uint *tw, ulong w, uint count)
+## w^k R mod p for the Montgomery form (one-time tables: plain 64-bit % is fine here, and the
+## prime a run-time argument: one build for the field's three primes and every length).
+__kernel void ntt_twiddles(__global uint *tw, ulong w, uint count, ulong p)
 {
     const uint k = get_global_id(0);
     if (k >= count) return;
     ulong r = 1, b = w;
     for (uint e = k; e; e >>= 1) {
-        if (e & 1u) r = r * b % M_P;
-        b = b * b % M_P;
+        if (e & 1u) r = r * b % p;
+        b = b * b % p;
     }
-    tw[k] = (uint)((r << 32) % M_P);
+    tw[k] = (uint)((r << 32) % p);
 }
 
 % elif KERNEL == "twiddles":
-__kernel void ntt_twiddles(__global ulong *tw, ulong w, uint count)
+__kernel void ntt_twiddles(__global ulong *tw, ulong w, uint count, ulong p)
 {
     const uint k = get_global_id(0);
     if (k >= count) return;

@@ -19,49 +19,54 @@ inline limb_t limb_of(__global const uint *p, ulong nd, ulong j)
     return (limb_t)(w >> (uint)(bit % DIGIT_BITS));
 }
 
-/* n rows whose digits lie in d one after the other; after them, at d + meta, each row's digit
-   count (n words) and its start in d (n low words, then n high words): one upload. */
-__kernel void digits_to_limbs(__global const uint *d, ulong meta, __global limb_t *r, uint n)
+/* n rows of m limbs whose digits lie in d one after the other; after them, at d + meta, each
+   row's digit count (n words) and its start in d (n low words, then n high words): one upload.
+   Widths at run time (issue 43: one build for every width): `gpr` groups per row, so the row
+   and the limb come from the group's index, one division of uniform values per item. */
+__kernel void digits_to_limbs(__global const uint *d, ulong meta, __global limb_t *r, uint n,
+                              uint m, uint gpr)
 {
-    const size_t gid = get_global_id(0);
-    if (gid >= (size_t)n * ${M}u) return;
-    const size_t inst = gid / ${M}u;
+    const uint g = get_group_id(0), inst = g / gpr;
+    const uint j = (g - inst * gpr) * (uint)get_local_size(0) + (uint)get_local_id(0);
+    if (inst >= n || j >= m) return;
     __global const uint *mt = d + meta;
     const ulong off = (ulong)mt[n + inst] | ((ulong)mt[2 * n + inst] << 32);
-    r[gid] = limb_of(d + off, mt[inst], gid % ${M}u);
+    r[(size_t)inst * m + j] = limb_of(d + off, mt[inst], j);
 }
 
-/* One row of nd digits at d (a single int: its count needs no upload). */
-__kernel void digit_row_to_limbs(__global const uint *d, ulong nd, __global limb_t *r)
+/* One row of m limbs from nd digits at d (a single int: its count needs no upload). */
+__kernel void digit_row_to_limbs(__global const uint *d, ulong nd, __global limb_t *r, uint m)
 {
     const size_t gid = get_global_id(0);
-    if (gid < ${M}u) r[gid] = limb_of(d, nd, gid);
+    if (gid < m) r[gid] = limb_of(d, nd, gid);
 }
 % elif KERNEL == "limbs_to_digits":
-/* Row inst of r gets the ${ND} digits of row inst of a (m limbs, stride sa). */
-__kernel void limbs_to_digits(__global const limb_t *a, ulong sa, __global uint *r, uint n)
+/* Row inst of r gets the nd low digits of row inst of a (m limbs, stride sa); widths at run
+   time as above. */
+__kernel void limbs_to_digits(__global const limb_t *a, ulong sa, __global uint *r, uint n,
+                              uint m, uint nd, uint gpr)
 {
-    const size_t gid = get_global_id(0);
-    if (gid >= (size_t)n * ${ND}u) return;
-    const size_t inst = gid / ${ND}u;
-    const ulong bit = (ulong)(gid % ${ND}u) * DIGIT_BITS, j = bit >> 5;
+    const uint g = get_group_id(0), inst = g / gpr;
+    const uint k = (g - inst * gpr) * (uint)get_local_size(0) + (uint)get_local_id(0);
+    if (inst >= n || k >= nd) return;
+    const ulong bit = (ulong)k * DIGIT_BITS, j = bit >> 5;
     __global const limb_t *p = a + inst * sa;
     ulong w = 0;
-    if (j < ${M}u) w = p[j];
-    if (j + 1 < ${M}u) w |= (ulong)p[j + 1] << 32;
-    r[gid] = (uint)(w >> (uint)(bit & 31u)) & DIGIT_MASK;
+    if (j < m) w = p[j];
+    if (j + 1 < m) w |= (ulong)p[j + 1] << 32;
+    r[(size_t)inst * nd + k] = (uint)(w >> (uint)(bit & 31u)) & DIGIT_MASK;
 }
 % else:
 /* One work-group per row: rounds of ${WG} limbs from the top down until one is non-zero.
    A product or a sum stops in the first round; a row of zeros reads every limb once. */
 __kernel __attribute__((reqd_work_group_size(${WG}, 1, 1)))
-void bit_length(__global const limb_t *a, ulong sa, __global ulong *bits)
+void bit_length(__global const limb_t *a, ulong sa, __global ulong *bits, uint m)
 {
     const uint t = get_local_id(0);
     const size_t inst = get_group_id(0);
     __global const limb_t *p = a + inst * sa;
     __local int top;
-    for (long base = ${M}; base > 0; base -= ${WG}) {
+    for (long base = m; base > 0; base -= ${WG}) {
         if (t == 0) top = -1;
         barrier(CLK_LOCAL_MEM_FENCE);
         const long j = base - 1 - (long)t;

@@ -178,13 +178,14 @@ def run(wide_ctx, small_ctx, guarded, check, values):
     # built in, as larger batches take them)
     for shape, fixed in ((SHAPES[0], False), (SHAPES[1], False), (SHAPES[5], False), (SHAPES[5], True)):
         s = "x".join(map(str, shape)) + (" built-in widths" if fixed else "")
-        keep = add_n.SERIAL_FIXED_LIMBS
+        keep, keep_rows = add_n.SERIAL_FIXED_LIMBS, add_n.SERIAL_FIXED_ROWS
         add_n.SERIAL_FIXED_LIMBS = 0 if fixed else keep
+        add_n.SERIAL_FIXED_ROWS = 0 if fixed else keep_rows
         try:
             with env(CLBIG_ADD_SERIAL="1"):
                 guarded(f"grid add serial {s}", serial_addsub, wide_ctx, check, values, f"grid serial {s}", shape)
         finally:
-            add_n.SERIAL_FIXED_LIMBS = keep
+            add_n.SERIAL_FIXED_LIMBS, add_n.SERIAL_FIXED_ROWS = keep, keep_rows
     for shape in SHAPES[:2]:
         s = "x".join(map(str, shape))
         # the NTT (10 s a shape under Oclgrind) on one: its transforms do not see which

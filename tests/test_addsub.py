@@ -198,13 +198,14 @@ def test_add_sub_large(rng):
     (31, 5000, "built-in"), (33, 64, "built-in"), (2 ** 14 + 5, 2 ** 14, "built-in")])
 def test_serial_kernel(monkeypatch, rng, ba, bb, form):
     """add_serial forced (the suite runs the scan kernels by default; CPUs take this one), with
-    its widths at run time and built in (add_n.SERIAL_FIXED_LIMBS decides by batch size):
+    its widths at run time and built in (add_n.SERIAL_FIXED_LIMBS and _ROWS decide by batch size):
     unequal and odd widths, one limb, sums and differences, fixed widths narrower than, equal
     to and wider than the operands with their carries and borrows, batches of 0, 1 and odd
     lengths, both operands broadcast."""
     from clbig.mpn import add_n
     monkeypatch.setenv("CLBIG_ADD_SERIAL", "1")
     monkeypatch.setattr(add_n, "SERIAL_FIXED_LIMBS", 0 if form == "built-in" else 1 << 62)
+    monkeypatch.setattr(add_n, "SERIAL_FIXED_ROWS", 0)
     ran = []
     real = add_n.kernel
     monkeypatch.setattr(add_n, "kernel", lambda ctx, t, *a, **k: ran.append(t) or real(ctx, t, *a, **k))

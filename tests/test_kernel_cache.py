@@ -141,3 +141,25 @@ def test_warmup_command_and_function(tmp_path):
     assert steps == [(1, 2, "add 40 bits"), (2, 2, "add 70 bits")]
     with pytest.raises(ValueError, match="widths must be at least 2 bits"):
         clbig.warmup(["add"], [1])
+
+
+def test_compiled_templates_of_two_versions_do_not_mix(monkeypatch, tmp_path):
+    """Mako's compiled templates are kept per digest of the templates: a second clbig (another
+    environment, an older checkout) sharing the user cache renders its own templates, even where
+    its files are older than the first one's compiled modules (Mako then keeps a module)."""
+    import shutil
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    trees = []
+    for tag in ("first", "second"):
+        d = tmp_path / tag
+        shutil.copytree(render.kernel_dir(), d)
+        (d / "probe.mako").write_text(f"version {tag} ${{X}}\n")
+        trees.append(d)
+    old = os.path.getmtime(trees[0] / "probe.mako") - 3600
+    os.utime(trees[1] / "probe.mako", (old, old))      # the second's file older than any module
+    for d, tag in zip(trees, ("first", "second")):
+        monkeypatch.setattr(render, "kernel_dir", lambda d=d: d)
+        monkeypatch.setattr(render, "_lookup", None)
+        monkeypatch.setattr(binaries, "_digest", None)
+        assert render.render("probe.mako", X=1).strip() == f"version {tag} 1"
+    assert len(list((tmp_path / "cache" / "clbig" / "mako").iterdir())) == 2

@@ -93,15 +93,25 @@ def test_ntt_all_ones_long_carry(rng, field):
         assert got == mask(k) ** 2, f"(2^{k}-1)^2"
 
 
-def test_field_choice():
-    """Three 32-bit primes while their transform fits one pass (or two twisted halves of one),
-    the 64-bit prime beyond."""
+def test_field_choice(monkeypatch):
+    """GPUs and Intel's CPU runtime: three 32-bit primes while their transform fits one pass
+    (or two twisted halves of one), the 64-bit prime beyond. PoCL: the 64-bit prime always
+    (a third of the kernels to build, the same speed)."""
+    import dataclasses
     ctx = clbig.current_context()
+    monkeypatch.delenv("CLBIG_NTT_FIELD", raising=False)
+    fake = lambda **kw: monkeypatch.setattr(ctx.profile, "facts", dataclasses.replace(ctx.profile.facts, **kw))
     one = (mul_ntt._max_points(ctx, 4).bit_length() - 1)
     limbs = 1 << (one - 1)            # 2 * limbs - 1 points: just one pass
+    for gpu, intel in ((True, False), (False, True)):
+        fake(is_gpu=gpu, intel_cpu_runtime=intel)
+        assert mul_ntt.default_field(ctx, limbs, limbs, 64 * limbs) == "m31x3"
+        assert mul_ntt.default_field(ctx, 2 * limbs, 2 * limbs, 128 * limbs) == "m31x3"  # twisted halves
+        assert mul_ntt.default_field(ctx, 4 * limbs, 4 * limbs, 256 * limbs) == "gl"
+    fake(is_gpu=False, intel_cpu_runtime=False)
+    assert mul_ntt.default_field(ctx, limbs, limbs, 64 * limbs) == "gl"
+    monkeypatch.setenv("CLBIG_NTT_FIELD", "m31x3")
     assert mul_ntt.default_field(ctx, limbs, limbs, 64 * limbs) == "m31x3"
-    assert mul_ntt.default_field(ctx, 2 * limbs, 2 * limbs, 128 * limbs) == "m31x3"  # twisted halves
-    assert mul_ntt.default_field(ctx, 4 * limbs, 4 * limbs, 256 * limbs) == "gl"
 
 
 def test_crt_at_the_coefficient_bound(monkeypatch):

@@ -56,7 +56,7 @@ def addsub(ctx, op: str, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits:
     args = (a, np.uint64(sa), b, np.uint64(sb), out.data, flag_buf)
     if serial(ctx):
         _, top, flag_limb, flag_bit = _flag_params(bits, want_flag)
-        if n * max(ma, mb, mr) >= SERIAL_FIXED_LIMBS:   # widths built in
+        if n >= SERIAL_FIXED_ROWS and n * max(ma, mb, mr) >= SERIAL_FIXED_LIMBS:   # widths built in
             k = kernel(ctx, "add_serial.cl.mako", "add_serial", None, OP=op, FLAGS=None,
                        WIDTHS=(("MA", ma), ("MB", mb), ("MR", mr), ("TOP_MASK", top),
                                ("FLAG_LIMB", flag_limb), ("FLAG_BIT", flag_bit)))
@@ -91,8 +91,10 @@ SERIAL_WG = 16
 # From this many limbs in a batch the serial kernel is built for the operands' limb counts
 # (loops of fixed bounds: about 2x faster on PoCL); smaller batches run one build that takes
 # the widths at run time, since there the build, not the run, is what a user waits for
-# (issue 43).
+# (issue 43). Few rows never take it: a product tree's one 16374-limb sum built for its widths
+# took 5.4 s on PoCL to save microseconds.
 SERIAL_FIXED_LIMBS = 4096
+SERIAL_FIXED_ROWS = 64
 
 
 def serial(ctx) -> bool:

@@ -63,7 +63,7 @@ STRIDED_GROUPS = 8       # groups per work-group in strided passes: 64-byte cont
 
 
 def default_field(ctx, ma: int, mb: int, bits: int) -> str:
-    """The NTT_FIELD setting if set, else by measurement on an H100 (2026-11-22, bench/results/
+    """The NTT_FIELD setting if set; on PoCL the 64-bit prime; else by measurement on an H100 (2026-11-22, bench/results/
     ntt-fields-h100-2026-11-22.log): three 32-bit primes while their transform fits one pass
     (batches of 2^32 bits: 19.2 against 31.9 ms at 2^15 bits, 29.0 against 49.5 at 2^17),
     the 64-bit prime once passes must go through global memory three times over (2^18: 46.9
@@ -71,6 +71,14 @@ def default_field(ctx, ma: int, mb: int, bits: int) -> str:
     forced = ctx.profile.settings.ntt_field
     if forced:
         return forced
+    f = ctx.profile.facts
+    if not f.is_gpu and not f.intel_cpu_runtime:
+        # PoCL: the 64-bit prime, one set of kernels where three primes build three (a cold
+        # clbig.prod of 256 2048-bit ints 32 -> 15 s, first launches of 3-4 s each), at the
+        # same speed (2-core Zen 4, 2026-11-28, ms, m31x3 / gl: one product of 2^17 bits
+        # 2.1 / 1.0, of 2^20 9.7 / 10.2, 8 of 2^17 7.0-9.1 / 7.6-8.5 over four runs).
+        # Intel's runtime keeps the rule below (8 of 2^17: 2.8 / 5.0).
+        return "gl"
     L, da, db = transform_log(ma, mb, bits, "m31x3")
     one_pass = (1 << L) <= _max_points(ctx, 4) or twisted(ctx, L, da, db, 4)
     return "m31x3" if one_pass and supports(ctx, ma, mb, bits, "m31x3") is None else "gl"
@@ -166,16 +174,19 @@ def _twiddles(ctx, f: Field, prime: int, L: int):
     if key not in cache:
         w, wi, _ = _roots(f, prime, L)
         half = max(1, 1 << (L - 1))
-        fp = dict(_NIL, L=L, **_field_params(f, prime))
+        # the prime and the length are run-time arguments: one build of each per field
+        fp = dict(_NIL, **_field_params(f, f.primes[0]))
         k = kernel(ctx, "ntt.cl.mako", "ntt_twiddles", **dict(fp, KERNEL="twiddles"))
         gather = kernel(ctx, "ntt.cl.mako", "ntt_level_twiddles", **dict(fp, KERNEL="level_twiddles"))
         count = (1 << min(L, LEVEL_TABLES)) - 1
         tabs, levels = [], []
         for root in (w, wi):
             t = ctx.empty(half, f.dtype)
-            launch(ctx, k, P.ceil_div(half, 64), 64, t.data, np.uint64(root), np.uint32(half))
+            launch(ctx, k, P.ceil_div(half, 64), 64, t.data, np.uint64(root), np.uint32(half),
+                   np.uint64(prime))
             lt = ctx.empty(max(1, count), f.dtype)
-            launch(ctx, gather, P.ceil_div(count, 64), 64, lt.data, t.data, np.uint32(count))
+            launch(ctx, gather, P.ceil_div(count, 64), 64, lt.data, t.data, np.uint32(count),
+                   np.uint32(L))
             tabs.append(replay.persistent(ctx, t))
             levels.append(replay.persistent(ctx, lt))
         cache[key] = tuple(tabs + levels)

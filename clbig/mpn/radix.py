@@ -51,8 +51,8 @@ def upload(ctx, vals: list, m: int) -> cla.Array:
         if len(view):
             with ctx.enqueuing() as q:
                 ctx.hold(cl.enqueue_copy(q, d.data, view, is_blocking=False))
-        krn = kernel(ctx, "radix.cl.mako", "digit_row_to_limbs", KERNEL="digits_to_limbs", M=m, ND=0, WG=0)
-        launch(ctx, krn, P.ceil_div(m, wg), wg, d.data, np.uint64(len(view)), out.data)
+        krn = kernel(ctx, "radix.cl.mako", "digit_row_to_limbs", KERNEL="digits_to_limbs", WG=0)
+        launch(ctx, krn, P.ceil_div(m, wg), wg, d.data, np.uint64(len(view)), out.data, np.uint32(m))
         return out
     views = [pyint.digits(v) if v else np.zeros(0, np.uint32) for v in vals]
     counts = np.array([len(v) for v in views], np.uint64)
@@ -64,8 +64,10 @@ def upload(ctx, vals: list, m: int) -> cla.Array:
     d = ctx.empty(len(host), np.uint32)
     with ctx.enqueuing() as q:
         ctx.hold(cl.enqueue_copy(q, d.data, host, is_blocking=False))
-    krn = kernel(ctx, "radix.cl.mako", "digits_to_limbs", KERNEL="digits_to_limbs", M=m, ND=0, WG=0)
-    launch(ctx, krn, P.ceil_div(n * m, wg), wg, d.data, np.uint64(total), out.data, np.uint32(n))
+    krn = kernel(ctx, "radix.cl.mako", "digits_to_limbs", KERNEL="digits_to_limbs", WG=0)
+    gpr = P.ceil_div(m, wg)   # groups per row: the widths are run-time arguments
+    launch(ctx, krn, n * gpr, wg, d.data, np.uint64(total), out.data, np.uint32(n), np.uint32(m),
+           np.uint32(gpr))
     return out
 
 
@@ -77,9 +79,9 @@ def bit_lengths(ctx, data: cla.Array) -> np.ndarray:
 def _bit_lengths(ctx, data: cla.Array) -> cla.Array:
     n, m = data.shape
     wg = min(256, ctx.max_items)
-    krn = kernel(ctx, "radix.cl.mako", "bit_length", work_group=wg, KERNEL="bit_length", M=m, ND=0, WG=wg)
+    krn = kernel(ctx, "radix.cl.mako", "bit_length", work_group=wg, KERNEL="bit_length", WG=wg)
     out = ctx.empty((n,), np.uint64)
-    launch(ctx, krn, n, wg, data.data, np.uint64(data.strides[0] // 4), out.data)
+    launch(ctx, krn, n, wg, data.data, np.uint64(data.strides[0] // 4), out.data, np.uint32(m))
     return out
 
 
@@ -110,10 +112,11 @@ def _digits(ctx, data: cla.Array, nd: int) -> cla.Array:
     n, m = data.shape
     digits = ctx.empty((n, nd), np.uint32)
     mm = min(m, P.ceil_div(nd * pyint.DIGIT_BITS, 32))   # limbs the digits come from
-    krn = kernel(ctx, "radix.cl.mako", "limbs_to_digits", KERNEL="limbs_to_digits", M=mm, ND=nd, WG=0)
+    krn = kernel(ctx, "radix.cl.mako", "limbs_to_digits", KERNEL="limbs_to_digits", WG=0)
     wg = min(256, ctx.max_items)
-    launch(ctx, krn, P.ceil_div(n * nd, wg), wg, data.data, np.uint64(data.strides[0] // 4),
-           digits.data, np.uint32(n))
+    gpr = P.ceil_div(nd, wg)
+    launch(ctx, krn, n * gpr, wg, data.data, np.uint64(data.strides[0] // 4), digits.data,
+           np.uint32(n), np.uint32(mm), np.uint32(nd), np.uint32(gpr))
     return digits
 
 

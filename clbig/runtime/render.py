@@ -40,11 +40,15 @@ _lookup = None
 def _templates() -> TemplateLookup:
     """The templates, their compiled Python kept in clbig's user cache folder (mako/): Mako
     compiles each template to a module first, about 20 ms a template, which was half a
-    disk-warm first call on PoCL (lcm: 0.26 of 0.46 s, 2026-11-28). Mako recompiles a module
-    whose template file changed. Where the folder cannot be written, in memory as before."""
+    disk-warm first call on PoCL (lcm: 0.26 of 0.46 s, 2026-11-28). One folder per digest of
+    the templates: Mako recompiles only a module older than its template, so two clbigs (two
+    environments, an older checkout) sharing one folder would render each other's templates
+    (seen on the H200: a 'not defined' error from the other version's module). Where the
+    folder cannot be written, in memory as before."""
     global _lookup
     if _lookup is None:
-        folder = os.path.join(platformdirs.user_cache_dir("clbig"), "mako")
+        digest = binaries.templates_digest(kernel_dir())
+        folder = os.path.join(platformdirs.user_cache_dir("clbig"), "mako", digest)
         keep = usable_folder(folder) is None
         _lookup = TemplateLookup(directories=[str(kernel_dir())], strict_undefined=True,
                                  module_directory=folder if keep else None)
