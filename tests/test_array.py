@@ -359,19 +359,36 @@ def test_pickle_to_a_fresh_process(rng, tmp_path):
     import subprocess
     cases = _pickle_cases(rng)
     f = tmp_path / "arrays.pickle"
-    f.write_bytes(pickle.dumps([clbig.array(v, bits=b) for v, b in cases]))
+    moduli = [7, 2 ** 61 - 1, 10, 2 ** 521 - 1]          # a Modulus travels too (Dask tasks)
+    f.write_bytes(pickle.dumps([clbig.array(v, bits=b) for v, b in cases] + [clbig.Modulus(moduli)]))
     code = ("import pickle, sys, clbig\n"
-            "arrs = pickle.load(open(sys.argv[1], 'rb'))\n"
+            "*arrs, M = pickle.load(open(sys.argv[1], 'rb'))\n"
             "assert all(isinstance(a, clbig.BigIntArray) for a in arrs)\n"
-            "assert all(a.ctx is clbig.current_context() for a in arrs)\n"
-            "pickle.dump([(a.tolist(), a.bits) for a in arrs], open(sys.argv[1] + '.out', 'wb'))\n")
+            "assert all(a.ctx is clbig.current_context() for a in arrs + [M])\n"
+            "pickle.dump([(a.tolist(), a.bits) for a in arrs] + [M.values(), "
+            "clbig.powmod([3, 5, 7, 11], 2 ** 70 + 1, M).tolist()], open(sys.argv[1] + '.out', 'wb'))\n")
     # cwd: `python -c` puts the current directory first on sys.path, and from a checkout that
     # would import its clbig instead of the installed one.
     p = subprocess.run([sys.executable, "-c", code, str(f)], capture_output=True, text=True, timeout=300,
                        cwd=tmp_path)
     assert p.returncode == 0, p.stderr
-    got = pickle.loads((tmp_path / "arrays.pickle.out").read_bytes())
+    *got, values, powers = pickle.loads((tmp_path / "arrays.pickle.out").read_bytes())
     assert got == [(v, b) for v, b in cases]
+    assert values == moduli and powers == [pow(x, 2 ** 70 + 1, m) for x, m in zip([3, 5, 7, 11], moduli)]
+
+
+def test_pickle_modulus_and_refused_contexts(small_ctx_obj):
+    """A Modulus pickles as its moduli, onto the loading side's current context; a Context
+    refuses with a message that says what to send instead."""
+    import pickle
+    M = clbig.Modulus([7, 10, 2 ** 127 - 1])
+    with small_ctx_obj:
+        R = pickle.loads(pickle.dumps(M))
+    assert isinstance(R, clbig.Modulus) and R.ctx is small_ctx_obj and R.values() == M.values()
+    assert clbig.powmod([3, 3, 3], 5, R).tolist() == [pow(3, 5, m) for m in M.values()]
+    for ctx in (clbig.current_context(), small_ctx_obj):
+        with pytest.raises(TypeError, match="cannot be pickled.*device selector"):
+            pickle.dumps(ctx)
 
 
 def test_deepcopy_is_independent_and_copy_shares():

@@ -130,6 +130,12 @@ class Modulus:
     def __len__(self) -> int:
         return self.n
 
+    def __reduce__(self):
+        """Pickled as its moduli (a BigIntArray, pickled as limbs); unpickled onto the current
+        context of the process that loads it (a Dask task's worker), where the per-modulus
+        work (R^2, the even rows' split) is done again on first use."""
+        return Modulus, (self.m,)
+
     def __repr__(self) -> str:
         return f"clbig.Modulus(n={self.n}, bits={self.bits}, even rows={int((~self.odd).sum())})"
 

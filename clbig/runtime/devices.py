@@ -295,6 +295,13 @@ class Current:
         _stack().pop()
         return False
 
+    def __reduce__(self):
+        # An OpenCL device, its queue and its buffers live in this process only (issue 45).
+        raise TypeError(f"a clbig {type(self).__name__} cannot be pickled: it holds OpenCL objects "
+                        "of this process. Send the arrays (they unpickle onto the receiving "
+                        "process's current context) and a device selector (an index, a name, "
+                        "clbig.devices()[i]), and open a Context there")
+
 
 class Context(Current):
     """One OpenCL device, with its compiled kernels and its in-order queue.
