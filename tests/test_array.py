@@ -423,3 +423,104 @@ def test_numpy_array_surface_and_one_dimension():
             clbig.array(bad)
     with pytest.raises(TypeError, match="element 1: expected an integer"):
         clbig.array([1, "2"])
+
+
+# -- assignment and in-place operators (issue 45) ------------------------------------------------
+def _signed(rng, bits):
+    v = rand_value(rng, bits)
+    return -v if rng.random() < 0.5 else v
+
+
+def test_item_and_slice_assignment_as_python_lists(rng):
+    """x[key] = value against a Python list model: ints (negative too), slices with steps,
+    masks, index lists and arrays with repeats (the last wins), one value or one per
+    position, any signs, values wider than the array (its capacity grows), empty keys, and
+    names bound to the array see the change."""
+    for n in (1, 5, 33):
+        model = [_signed(rng, 70) for _ in range(n)] + [0, mask(64)]
+        n = len(model)
+        a = clbig.array(model)
+        alias = a
+        keys = [0, -1, n // 2, slice(None), slice(1, None, 2), slice(None, None, -3), slice(n, n),
+                np.array([j % 3 == 0 for j in range(n)]), [n - 1, 0, n - 1], np.array([-1, 1], np.int64),
+                [], np.arange(n)[::-1]]
+        for key in keys:
+            pos = list(np.arange(n)[key]) if not isinstance(key, (int, np.integer)) else [key % n]
+            for vals in ([_signed(rng, 300)], [_signed(rng, 40) for _ in pos], [0], [-1]):
+                if len(vals) != 1 and len(vals) != len(pos):
+                    continue
+                value = vals[0] if len(vals) == 1 and rng.random() < 0.5 else vals
+                a[key] = value
+                for j, p in enumerate(pos):
+                    model[p] = vals[j if len(vals) > 1 else 0]
+                check_values(a.tolist(), model, f"n={n} a[{key!r}] = {len(vals)} values")
+        assert alias is a and alias.tolist() == model
+        a[a < 0] = 0                                   # the commonest mask: a comparison's result
+        model = [max(0, v) for v in model]
+        check_values(a.tolist(), model, "a[a < 0] = 0")
+        a[np.array([0], np.int64)] = np.array([-7], np.int64)   # numpy values
+        model[0] = -7
+        check_values((a + 1).tolist(), [v + 1 for v in model], "a + 1 after assignment")
+
+
+def test_assignment_errors_name_what_and_where():
+    a = clbig.array([1, 2, 3])
+    with pytest.raises(IndexError, match="index 3 out of range for a batch of 3"):
+        a[3] = 1
+    with pytest.raises(IndexError, match=r"index -4 \(position 1 of the index\)"):
+        a[[0, -4]] = 1
+    with pytest.raises(IndexError, match="boolean index of length 2"):
+        a[np.array([True, False])] = 1
+    with pytest.raises(ValueError, match="cannot assign 2 values to 3 positions"):
+        a[:] = [1, 2]
+    with pytest.raises(TypeError, match="not str"):
+        a["0"] = 1
+    with pytest.raises(TypeError, match="float"):
+        a[0] = 1.5
+    with pytest.raises(TypeError, match="bool"):
+        a[True] = 1
+    assert a.tolist() == [1, 2, 3]                   # a refused assignment changes nothing
+    e = clbig.array([])
+    e[:] = 5
+    e[e > 0] = 1
+    assert e.tolist() == [] and len(e) == 0
+
+
+def test_in_place_operators_update_the_array(rng):
+    """Every in-place operator gives what the operator gives, on the same object (aliases see
+    it); the array's length is kept, as numpy's (a broadcast that would change it is a
+    ValueError and the array is left as it was)."""
+    xs = [_signed(rng, 200) for _ in range(6)] + [0, 1]
+    ys = [rand_value(rng, 90) | 1 for _ in xs]
+    cases = [("+=", lambda x, y: x + y), ("-=", lambda x, y: x - y), ("*=", lambda x, y: x * y),
+             ("//=", lambda x, y: x // y), ("%=", lambda x, y: x % y), ("&=", lambda x, y: x & y),
+             ("|=", lambda x, y: x | y), ("^=", lambda x, y: x ^ y)]
+    for op, f in cases:
+        for y in (ys, ys[0], -ys[1]):
+            a = clbig.array(xs)
+            alias = a
+            exec(f"a {op} y", {"a": a, "y": y})
+            want = [f(x, yy) for x, yy in zip(xs, y if isinstance(y, list) else [y] * len(xs))]
+            check_values(alias.tolist(), want, f"a {op} {'list' if isinstance(y, list) else y}")
+    a = clbig.array(xs)
+    b = a
+    a <<= 37
+    a >>= 5
+    a **= 3
+    check_values(b.tolist(), [((x << 37) >> 5) ** 3 for x in xs], "<<= >>= **=")
+    one = clbig.array([5])
+    with pytest.raises(ValueError, match="keeps the array's length"):
+        one += [1, 2, 3]
+    assert one.tolist() == [5]
+
+
+def test_a_modulus_keeps_its_moduli_when_the_array_changes():
+    """A Modulus computed its constants for the values it was given: assigning into the array
+    it was made from afterwards does not change it."""
+    m = clbig.array([7, 11, 2 ** 89 - 1])
+    M = clbig.Modulus(m)
+    assert clbig.powmod([3, 3, 3], 5, M).tolist() == [pow(3, 5, v) for v in (7, 11, 2 ** 89 - 1)]
+    m[0] = 13
+    m += 2
+    assert M.values() == [7, 11, 2 ** 89 - 1] and m.tolist() == [15, 13, 2 ** 89 + 1]
+    assert clbig.powmod([3, 3, 3], 5, M).tolist() == [pow(3, 5, v) for v in (7, 11, 2 ** 89 - 1)]

@@ -140,7 +140,7 @@ def limbs_to_ints(limbs: np.ndarray) -> list[int]:
 #: The functions behind BigIntArray's operators and methods, filled by clbig.mpz.operators
 #: from the modules named beside each.
 IMPL_NAMES = (
-    "getitem",                                   # index: masks and index arrays
+    "getitem", "setitem",                        # index: masks and index arrays; assignment
     "repr",                                      # show
     "sign", "negative", "invert",                # signs
     "add", "sub", "mul", "floordiv", "mod", "divmod", "shift_left", "shift_right", "compare",  # ops
@@ -224,8 +224,9 @@ class BigIntArray:
     __array_priority__ = 1000  # numpy defers to our operators
     __hash__ = None
     # The values as host ints, where an operation computed them on the host (a few rows of
-    # powmod): tolist() answers from them instead of reading the device back. Arrays are never
-    # written after they are made, so they stay true.
+    # powmod): tolist() answers from them instead of reading the device back. Buffers are never
+    # written after they are made (assignment gives the array a new one, and a new _known with
+    # it: _become), so they stay true.
     _known: list | None = None
     # Where _known holds the values and nothing has asked for the limbs yet, the upload is
     # put off until something does (`data`): a few rows computed on the host and read back
@@ -458,6 +459,69 @@ class BigIntArray:
             return from_limbs(rows, bits=self.bits, ctx=self.ctx, sign=None if neg is None else -neg.astype(np.int8))
         raise TypeError(f"BigIntArray indices must be integers, slices, boolean masks or integer "
                         f"arrays, not {type(i).__name__}")
+
+    def __setitem__(self, i, value):
+        """x[i] = value for an int, a slice, a boolean mask or integer indices, as numpy's
+        (value: one integer or one per position); exact, on the device; the capacity grows
+        to the widest value's (mpz.index.setitem)."""
+        impl.setitem(self, i, value)
+
+    def _become(self, other: BigIntArray) -> None:
+        """Take `other`'s buffer, width and signs: assignment and the in-place operators. The
+        old buffer is never written, so whatever still holds it (a pending copy, a recorded
+        launch, a Modulus) keeps the values it had."""
+        if type(other) is not type(self) or other.ctx is not self.ctx:
+            raise TypeError(f"cannot assign into a {type(self).__name__} from a "
+                            f"{type(other).__name__} of another kind or context")
+        self.__dict__.clear()
+        self.__dict__.update(other.__dict__)
+
+    def _inplace(self, result, op: str):
+        if result is NotImplemented:
+            return result
+        if not isinstance(result, BigIntArray):    # e.g. a comparison's numpy result
+            return result
+        if len(result) != len(self):
+            raise ValueError(f"in-place {op}: the result has {len(result)} elements and this "
+                             f"array {len(self)} (as numpy, an in-place operation keeps the "
+                             "array's length; write x = x " + op.rstrip("=") + " y instead)")
+        self._become(result)
+        return self
+
+    # In-place operators update this array object (names bound to it see the change): the
+    # result is computed as by the operator, then taken over (_become).
+    def __iadd__(self, o):
+        return self._inplace(self.__add__(o), "+=")
+
+    def __isub__(self, o):
+        return self._inplace(self.__sub__(o), "-=")
+
+    def __imul__(self, o):
+        return self._inplace(self.__mul__(o), "*=")
+
+    def __ifloordiv__(self, o):
+        return self._inplace(self.__floordiv__(o), "//=")
+
+    def __imod__(self, o):
+        return self._inplace(self.__mod__(o), "%=")
+
+    def __ipow__(self, o):
+        return self._inplace(self.__pow__(o), "**=")
+
+    def __ilshift__(self, o):
+        return self._inplace(self.__lshift__(o), "<<=")
+
+    def __irshift__(self, o):
+        return self._inplace(self.__rshift__(o), ">>=")
+
+    def __iand__(self, o):
+        return self._inplace(self.__and__(o), "&=")
+
+    def __ior__(self, o):
+        return self._inplace(self.__or__(o), "|=")
+
+    def __ixor__(self, o):
+        return self._inplace(self.__xor__(o), "^=")
 
     def __repr__(self):
         return impl.repr(self)

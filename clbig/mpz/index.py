@@ -1,5 +1,6 @@
 """x[mask] and x[indices] (issue #37): boolean masks and integer arrays or lists, negative
-indices counted from the end as numpy's, gathered on the device (clbig/mpz/rowops.py)."""
+indices counted from the end as numpy's, gathered on the device (clbig/mpz/rowops.py); and
+x[key] = values (issue 45) for every kind of key."""
 from __future__ import annotations
 
 import numbers
@@ -8,6 +9,7 @@ import numpy as np
 
 from . import rowops
 from .array import BigIntArray
+from .coerce import coerce
 from .types import MPZ
 
 
@@ -68,3 +70,35 @@ def _int_array(vals) -> np.ndarray:
 def getitem(x: BigIntArray, key) -> BigIntArray:
     """x[key] for a mask or integer array / list: a new array of x's capacity."""
     return rowops.take(x, positions(x, key))
+
+
+def setitem(x: BigIntArray, key, value) -> None:
+    """x[key] = value, numpy's rules: `key` an int, a slice, a boolean mask or integer indices
+    (the last of repeated indices wins); `value` one integer for every position or one per
+    position, any signs. The rows are put together on the device: x and the values side by
+    side, then every row gathered from one or the other, so x's capacity grows to the widest
+    value's (a BigIntArray's capacity is what its values need, never a cause of truncation)."""
+    n = len(x)
+    if isinstance(key, (bool, np.bool_)):
+        raise TypeError("a BigIntArray index cannot be a bool (use a boolean mask of the batch's length)")
+    if isinstance(key, (numbers.Integral, MPZ)):
+        i = int(key)
+        if not -n <= i < n:
+            raise IndexError(f"index {i} out of range for a batch of {n}")
+        pos = np.array([i % n], np.int64)
+    elif isinstance(key, slice):
+        pos = np.arange(n, dtype=np.int64)[key]
+    elif isinstance(key, (list, tuple, np.ndarray, BigIntArray)):
+        pos = positions(x, list(key) if isinstance(key, tuple) else key)
+    else:
+        raise TypeError(f"BigIntArray indices must be integers, slices, boolean masks or integer "
+                        f"arrays, not {type(key).__name__}")
+    v = coerce(value, x.ctx, "value", signed=True)
+    if len(v) not in (1, len(pos)):
+        raise ValueError(f"cannot assign {len(v)} values to {len(pos)} positions (one value, or "
+                         "one per position)")
+    if len(pos) == 0:
+        return
+    rows = np.arange(n, dtype=np.int64)
+    rows[pos] = n + (np.arange(len(pos), dtype=np.int64) if len(v) > 1 else 0)
+    x._become(rowops.take(rowops.concat([x, v], x.ctx), rows))

@@ -116,6 +116,9 @@ class Modulus:
             self.odd = np.array([v & 1 for v in self._host], dtype=bool)
         else:
             arr = coerce(m, ctx, "m")
+            # its own array object on the same buffer: an assignment into the caller's array
+            # (x[i] = v, x += y) gives that object a new buffer, and R^2 stays true to this one
+            arr = BigIntArray(arr.ctx, arr.data, arr.bits, arr.neg)
             z = ops.compare(arr, 0, "eq")
             if z.any():
                 raise ValueError(f"modulus is 0 at index {int(np.argmax(z))}")

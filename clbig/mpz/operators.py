@@ -13,6 +13,7 @@ from . import array, bitops, index, modular, npinterop, numtheory, ops, powers, 
 
 array.install(
     getitem=index.getitem,
+    setitem=index.setitem,
     repr=show.bigint_repr,
     sign=signs.sign, negative=signs.negative, invert=signs.invert,
     add=ops.add, sub=ops.sub, mul=ops.mul, floordiv=ops.floordiv, mod=ops.mod, divmod=ops.divmod,
