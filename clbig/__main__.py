@@ -105,6 +105,8 @@ def cmd_info(args) -> int:
     print(f"Kernel cache: {root or 'off (' + config.var('KERNEL_CACHE') + ')'}"
           + (f", {files} kernels, {_fmt_bytes(size)}" if root else "")
           + "  (python -m clbig warmup builds the common ones ahead of time)")
+    from clbig.mpn import convert
+    print(f"Int conversion: {convert.describe()}")
     return 0
 
 

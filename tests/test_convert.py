@@ -249,6 +249,114 @@ def test_extension_refused_when_it_disagrees(monkeypatch):
     assert convert.to_ints(ref_limbs([5, 2**70], 96), [True, False]) == [-5, 2**70]
 
 
+def test_missing_extension_is_said_once(monkeypatch):
+    """Without the extension the first conversion warns once, saying how to get it; the
+    conversions still compute; `describe` (python -m clbig info) says which path runs."""
+    monkeypatch.setattr(convert, "_limbs", None)
+    monkeypatch.setattr(convert, "_checked", None)
+    monkeypatch.setattr(convert, "PURE", False)
+    with pytest.warns(RuntimeWarning, match="not built.*compiler"):
+        assert not convert.native()
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert not convert.native()
+        assert convert.to_ints(ref_limbs([5, 2**70], 96), [True, False]) == [-5, 2**70]
+    assert "not built" in convert.describe()
+    monkeypatch.setattr(convert, "PURE", True)
+    assert "PURE_PYTHON" in convert.describe()
+
+
+# -- threads ---------------------------------------------------------------------------------
+
+@pytest.fixture
+def threaded(monkeypatch):
+    """Every conversion through the C extension split over 3 threads in ranges of a few rows."""
+    if not convert.native():
+        pytest.skip("the C extension is not built here")
+    monkeypatch.setenv("CLBIG_CONVERT_THREADS", "3")
+    for name in ("THREAD_LIMBS", "PACK_THREAD_MIN_LIMBS", "UNPACK_THREAD_MIN_LIMBS"):
+        monkeypatch.setattr(convert, name, 1)
+
+
+@pytest.mark.parametrize("bits", [31, 64, 65, 2048, 4128])
+def test_threaded_round_trip(rng, threaded, bits):
+    """Ranges of rows on several threads give what one thread gives: signed random and edge
+    values, odd batch lengths, one row, an empty batch, as ints and as mpz, from a list and a
+    tuple."""
+    assert convert._ranges(7, 2, 1) is not None
+    for n in (0, 1, 7, BATCH + 1):
+        vals = signed_values(rng, bits, n)
+        check_round_trip(vals, bits, False)
+        check_round_trip(tuple(vals), bits, False)
+
+
+def test_threaded_errors_name_the_element(rng, threaded):
+    """A bad value in a later range is named by its index in the whole batch."""
+    vals = [rand_value(rng, 100) for _ in range(50)]
+    out = np.empty((50, 4), np.uint32)
+    bad = list(vals)
+    bad[41] = 1 << 200
+    with pytest.raises(OverflowError, match="element 41: value of 201 bits"):
+        convert._pack_rows(bad, out, 4)
+    bad[41] = "x"
+    with pytest.raises(TypeError, match="element 41: expected an int, got str"):
+        convert._pack_rows(tuple(bad), out, 4)
+    from clbig.mpn import _limbs
+    with pytest.raises(ValueError, match=r"rows \[5, 60\) of 50"):
+        _limbs.pack(vals, out, 4, 5, 60)
+    with pytest.raises(ValueError, match=r"rows \[3, 2\) of 50"):
+        _limbs.unpack(out, 50, 4, None, None, 3, 2)
+
+
+def test_converting_while_other_threads_mutate_lists(rng, threaded):
+    """Conversions on several threads stay exact while other Python threads replace, append
+    and drop ints in other lists (the ints read without the interpreter lock are held by
+    the conversion's own tuple)."""
+    import threading
+    stop = threading.Event()
+    shared = [[rand_value(rng, 3000) for _ in range(50)] for _ in range(4)]
+
+    def churn(lst, seed):
+        import random
+        r = random.Random(seed)
+        while not stop.is_set():
+            lst[r.randrange(len(lst))] = r.getrandbits(3000)
+            lst.append(r.getrandbits(500))
+            lst.pop(0)
+
+    workers = [threading.Thread(target=churn, args=(lst, i)) for i, lst in enumerate(shared)]
+    for w in workers:
+        w.start()
+    try:
+        for _ in range(20):
+            vals = signed_values(rng, 4128, 200)
+            limbs, _, neg = convert.from_ints(vals)
+            assert np.array_equal(limbs, ref_limbs(vals, limbs.shape[1] * 32))
+            assert convert.to_ints(limbs, neg) == vals
+    finally:
+        stop.set()
+        for w in workers:
+            w.join()
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this platform")
+def test_threaded_conversion_after_fork(rng, threaded):
+    """The pool is made again in a forked child (the parent's threads do not exist there): a
+    child's conversion completes and is exact, instead of waiting forever."""
+    import multiprocessing as mp
+    vals = signed_values(rng, 2048, 100)
+    convert.from_ints(vals)                        # the parent's pool exists
+    with mp.get_context("fork").Pool(1) as pool:
+        got = pool.apply_async(_child_round_trip, (vals,)).get(timeout=60)
+    assert got == vals
+
+
+def _child_round_trip(vals):
+    limbs, _, neg = convert.from_ints(vals)
+    return convert.to_ints(limbs, neg)
+
+
 def test_environment_forces_python(monkeypatch):
     monkeypatch.setattr(convert, "PURE", True)
     assert not convert.native()

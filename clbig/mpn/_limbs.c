@@ -11,8 +11,15 @@
  *
  * Functions (clbig/mpn/convert.py wraps them; see there for the Python-level contract):
  *   scan(seq, check[, mpz]) -> (max_bits, neg, conv)
- *   pack(seq, out, m)       -> None, fills out (n*m uint32, C-contiguous, writable)
- *   unpack(buf, n, m, neg, make) -> list of n ints (or make(int) of each)
+ *   pack(seq, out, m[, start, stop])  -> None, fills rows [start, stop) of out (n*m uint32,
+ *                                        C-contiguous, writable)
+ *   unpack(buf, n, m, neg, make[, start, stop]) -> list of the ints of rows [start, stop)
+ *
+ * Threads: the re-cutting runs without the interpreter lock, so convert.py splits a large
+ * batch into row ranges converted side by side. pack releases the lock only where seq is a
+ * tuple (it holds a reference to every int, and ints never change, so no other thread can
+ * free or alter what is read); unpack allocates the new ints with the lock held, fills their
+ * digits without it (no other thread can see them yet), and applies make with it again.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -235,16 +242,18 @@ pack_one(PyObject *v, Py_ssize_t nd, unsigned char *out, Py_ssize_t m)
         memset(out + 4 * k, 0, (size_t)(m - k) * 4);
 }
 
-/* pack(seq, out, m): the magnitudes of the ints of seq as n rows of m limbs into the
- * writable C-contiguous buffer out of exactly n*m*4 bytes. Checks again what it relies on
- * (every item an int whose magnitude fits m limbs), so no input can write out of bounds. */
+/* pack(seq, out, m[, start, stop]): the magnitudes of the ints of seq[start:stop] as rows
+ * start..stop-1 of m limbs of the writable C-contiguous buffer out of exactly n*m*4 bytes
+ * (n = len(seq)). Checks again what it relies on (every item an int whose magnitude fits m
+ * limbs), so no input can write out of bounds; then re-cuts without the interpreter lock
+ * where seq is a tuple. */
 static PyObject *
 pack(PyObject *self, PyObject *args)
 {
     PyObject *obj, *out, *seq;
-    Py_ssize_t m;
+    Py_ssize_t m, start = 0, stop = -1;
     Py_buffer view;
-    if (!PyArg_ParseTuple(args, "OOn:pack", &obj, &out, &m))
+    if (!PyArg_ParseTuple(args, "OOn|nn:pack", &obj, &out, &m, &start, &stop))
         return NULL;
     if (m < 1 || m > PY_SSIZE_T_MAX / 4) {
         PyErr_Format(PyExc_ValueError, "pack: limbs per value must be positive, got %zd", m);
@@ -263,22 +272,42 @@ pack(PyObject *self, PyObject *args)
                      view.len, n, m);
         goto fail;
     }
+    if (stop < 0)
+        stop = n;
+    if (start < 0 || start > stop || stop > n) {
+        PyErr_Format(PyExc_ValueError, "pack: rows [%zd, %zd) of %zd", start, stop, n);
+        goto fail;
+    }
+    /* Each row checked as it is packed; the first bad one stops the loop and is reported
+     * with the lock held. Reading an int's type and size needs no lock where seq is a tuple
+     * (its references keep the ints alive, and ints never change). */
     uint64_t cap = (uint64_t)m * LIMB_BITS;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *v = PySequence_Fast_GET_ITEM(seq, i);
-        if (!PyLong_Check(v)) {
-            PyErr_Format(PyExc_TypeError, "element %zd: expected an int, got %.100s",
-                         i, Py_TYPE(v)->tp_name);
-            goto fail;
-        }
+    PyObject **items = PySequence_Fast_ITEMS(seq);
+    unsigned char *base = (unsigned char *)view.buf;
+    Py_ssize_t bad = -1;
+    int unlocked = PyTuple_CheckExact(seq);
+    PyThreadState *ts = unlocked ? PyEval_SaveThread() : NULL;
+    for (Py_ssize_t i = start; i < stop; i++) {
+        PyObject *v = items[i];
         int neg;
-        uint64_t b = num_bits(v, &neg);
-        if (b > cap) {
-            PyErr_Format(PyExc_OverflowError, "element %zd: value of %llu bits does not fit %zd limbs",
-                         i, (unsigned long long)b, m);
-            goto fail;
+        if (!PyLong_Check(v) || num_bits(v, &neg) > cap) {
+            bad = i;
+            break;
         }
-        pack_one(v, digit_count(v, &neg), (unsigned char *)view.buf + (size_t)i * (size_t)m * 4, m);
+        pack_one(v, digit_count(v, &neg), base + (size_t)i * (size_t)m * 4, m);
+    }
+    if (ts != NULL)
+        PyEval_RestoreThread(ts);
+    if (bad >= 0) {
+        PyObject *v = items[bad];
+        int neg;
+        if (!PyLong_Check(v))
+            PyErr_Format(PyExc_TypeError, "element %zd: expected an int, got %.100s",
+                         bad, Py_TYPE(v)->tp_name);
+        else
+            PyErr_Format(PyExc_OverflowError, "element %zd: value of %llu bits does not fit %zd limbs",
+                         bad, (unsigned long long)num_bits(v, &neg), m);
+        goto fail;
     }
     PyBuffer_Release(&view);
     Py_DECREF(seq);
@@ -291,27 +320,54 @@ fail:
 
 /* -- limbs to ints ------------------------------------------------------------------- */
 
-/* The int of the m limbs at p, negative if neg. */
-static PyObject *
-unpack_one(const unsigned char *p, Py_ssize_t m, int neg)
+/* Limbs in use (the top non-zero limb's index + 1) of the m limbs at p. */
+static inline Py_ssize_t
+top_limbs(const unsigned char *p, Py_ssize_t m)
 {
     Py_ssize_t top = m;
     while (top > 0 && load_limb(p + 4 * (top - 1)) == 0)
         top--;
-    if (top <= 2) {                    /* at most 64 bits: CPython's own constructors */
-        uint64_t x = top ? load_limb(p) : 0;
-        if (top == 2)
-            x |= (uint64_t)load_limb(p + 4) << 32;
-        if (!neg || x == 0)
-            return PyLong_FromUnsignedLongLong(x);
-        if (x <= (uint64_t)1 << 63)    /* -x as a long long, without overflow */
-            return PyLong_FromLongLong(-(long long)(x - 1) - 1);
-    }
+    return top;
+}
+
+/* Whether CPython's own constructors make the int of the top limbs at p: at most 64 bits,
+ * and for a negative value one that fits a long long. */
+static inline int
+is_small(const unsigned char *p, Py_ssize_t top, int neg)
+{
+    if (top <= 1)
+        return 1;
+    if (top > 2)
+        return 0;
+    uint64_t x = load_limb(p) | (uint64_t)load_limb(p + 4) << 32;
+    return !neg || x <= (uint64_t)1 << 63;
+}
+
+/* The int of the top <= 2 limbs at p where is_small. */
+static PyObject *
+small_int(const unsigned char *p, Py_ssize_t top, int neg)
+{
+    uint64_t x = top ? load_limb(p) : 0;
+    if (top == 2)
+        x |= (uint64_t)load_limb(p + 4) << 32;
+    if (!neg || x == 0)
+        return PyLong_FromUnsignedLongLong(x);
+    return PyLong_FromLongLong(-(long long)(x - 1) - 1);   /* -x, without overflow */
+}
+
+/* Digits of the int whose top limbs (top > 0) are at p. */
+static inline Py_ssize_t
+digits_for(const unsigned char *p, Py_ssize_t top)
+{
     uint64_t bits = (uint64_t)(top - 1) * LIMB_BITS + bitlen32(load_limb(p + 4 * (top - 1)));
-    Py_ssize_t nd = (Py_ssize_t)((bits + PyLong_SHIFT - 1) / PyLong_SHIFT);   /* > 64 bits: >= 3 */
-    PyObject *x = new_int(nd, neg);
-    if (x == NULL)
-        return NULL;
+    return (Py_ssize_t)((bits + PyLong_SHIFT - 1) / PyLong_SHIFT);
+}
+
+/* The nd digits of x (made by new_int) from the top limbs at p: no Python API, so it runs
+ * without the interpreter lock. */
+static void
+fill_digits(PyObject *x, const unsigned char *p, Py_ssize_t top, Py_ssize_t nd)
+{
     digit *d = digits_of(x);
     uint64_t acc = 0;
     int accbits = 0;
@@ -343,23 +399,30 @@ unpack_one(const unsigned char *p, Py_ssize_t m, int neg)
         acc >>= PyLong_SHIFT;
         accbits -= PyLong_SHIFT;     /* may go negative on the last digit: only zeros left */
     }
-    return x;
 }
 
-/* unpack(buf, n, m, neg, make): the n rows of m little-endian limbs of buf (a C-contiguous
- * buffer of exactly n*m*4 bytes) as a list of ints, negative where the buffer neg (None, or n
- * bytes) is non-zero; make (None or a callable, such as gmpy2.mpz) is applied to each. */
+/* unpack(buf, n, m, neg, make[, start, stop]): rows start..stop-1 of the n rows of m
+ * little-endian limbs of buf (a C-contiguous buffer of exactly n*m*4 bytes) as a list of
+ * ints, negative where the buffer neg (None, or n bytes) is non-zero; make (None or a
+ * callable, such as gmpy2.mpz) is applied to each. Ints of more than 64 bits are made empty
+ * with the lock held, and their digits filled without it. */
 static PyObject *
 unpack(PyObject *self, PyObject *args)
 {
     PyObject *buf, *negobj, *make, *list = NULL;
-    Py_ssize_t n, m;
+    Py_ssize_t n, m, start = 0, stop = -1;
     Py_buffer view, nv;
     nv.obj = NULL;
-    if (!PyArg_ParseTuple(args, "OnnOO:unpack", &buf, &n, &m, &negobj, &make))
+    if (!PyArg_ParseTuple(args, "OnnOO|nn:unpack", &buf, &n, &m, &negobj, &make, &start, &stop))
         return NULL;
     if (n < 0 || m < 1 || m > PY_SSIZE_T_MAX / 4 || n > PY_SSIZE_T_MAX / (4 * m)) {
         PyErr_Format(PyExc_ValueError, "unpack: bad shape (%zd, %zd)", n, m);
+        return NULL;
+    }
+    if (stop < 0)
+        stop = n;
+    if (start < 0 || start > stop || stop > n) {
+        PyErr_Format(PyExc_ValueError, "unpack: rows [%zd, %zd) of %zd", start, stop, n);
         return NULL;
     }
     if (PyObject_GetBuffer(buf, &view, PyBUF_C_CONTIGUOUS) < 0)
@@ -379,22 +442,49 @@ unpack(PyObject *self, PyObject *args)
     }
     if (make == Py_None)
         make = NULL;
-    list = PyList_New(n);
+    list = PyList_New(stop - start);
     if (list == NULL)
         goto done;
-    for (Py_ssize_t i = 0; i < n; i++) {
+    const unsigned char *base = (const unsigned char *)view.buf;
+    Py_ssize_t big = 0;                /* rows whose digits are still to be filled */
+    for (Py_ssize_t i = start; i < stop; i++) {
+        const unsigned char *p = base + (size_t)i * (size_t)m * 4;
         int neg = nv.obj != NULL && ((const unsigned char *)nv.buf)[i] != 0;
-        PyObject *x = unpack_one((const unsigned char *)view.buf + (size_t)i * (size_t)m * 4, m, neg);
-        if (x != NULL && make != NULL) {
-            PyObject *y = PyObject_CallFunctionObjArgs(make, x, NULL);
-            Py_DECREF(x);
-            x = y;
+        Py_ssize_t top = top_limbs(p, m);
+        PyObject *x;
+        if (is_small(p, top, neg)) {
+            x = small_int(p, top, neg);
+        } else {
+            x = new_int(digits_for(p, top), neg);     /* beyond 64 bits or -2^63: >= 3 digits */
+            big++;
         }
         if (x == NULL) {
             Py_CLEAR(list);
             goto done;
         }
-        PyList_SET_ITEM(list, i, x);
+        PyList_SET_ITEM(list, i - start, x);
+    }
+    if (big) {
+        PyObject **items = ((PyListObject *)list)->ob_item;
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t i = start; i < stop; i++) {
+            const unsigned char *p = base + (size_t)i * (size_t)m * 4;
+            int neg = nv.obj != NULL && ((const unsigned char *)nv.buf)[i] != 0;
+            Py_ssize_t top = top_limbs(p, m);
+            if (!is_small(p, top, neg))
+                fill_digits(items[i - start], p, top, digits_for(p, top));
+        }
+        Py_END_ALLOW_THREADS
+    }
+    if (make != NULL) {
+        for (Py_ssize_t i = 0; i < stop - start; i++) {
+            PyObject *y = PyObject_CallFunctionObjArgs(make, PyList_GET_ITEM(list, i), NULL);
+            if (y == NULL) {
+                Py_CLEAR(list);
+                goto done;
+            }
+            Py_SETREF(((PyListObject *)list)->ob_item[i], y);
+        }
     }
 done:
     if (nv.obj != NULL)

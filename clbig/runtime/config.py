@@ -91,6 +91,8 @@ _TABLE = (
        "arrays"),
     _s("PURE_PYTHON", "bool", False, "convert batches of ints to limbs and back in pure Python "
        "instead of the C extension clbig.mpn._limbs (read at import)"),
+    _s("CONVERT_THREADS", "int", None, "threads that convert a large batch of ints to limbs and "
+       "back (unset: the cores this process may run on; 1: one thread)", False, bounds=(1, 1024)),
     # -- host transfers and pipelining (runtime.staging, scale.stream)
     _s("STAGING", "choice", "auto", "large transfers between ordinary numpy memory and the device "
        "go through page-locked staging buffers: auto (on devices with memory of their own), on, "
