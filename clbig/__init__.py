@@ -18,7 +18,13 @@ from .mpz.gcd import gcd, invert
 from .mpz.construct import concatenate, full, where, zeros
 from .mpz.reduce import argmax, argmin, argsort, max, min, prod, sort, sum
 from .mpz import fused
-from .mpz.numtheory import bit_count, gcdext, iroot, is_prime, jacobi, lcm, next_prime
+from .mpz.numtheory import bit_count, gcdext, iroot, is_prime, jacobi, lcm, next_prime, prev_prime
+from .mpz.rounding import c_div, c_div_2exp, divexact, f_div, f_div_2exp, t_div, t_div_2exp
+from .mpz.bitfuncs import bit_clear, bit_flip, bit_scan0, bit_scan1, bit_set, bit_test, popcount
+from .mpz.roots import iroot_rem, is_power, is_square, isqrt_rem
+from .mpz.symbols import kronecker, legendre
+from .mpz.crt import crt
+from .mpz.combinatorics import binomial, fac, fib
 from . import scale as _scale  # noqa: F401  (installs the several-device runner into mpz)
 from .tuning.warmup import warmup
 
@@ -35,6 +41,11 @@ __all__ = [
     # clbig.sum, clbig.min, clbig.max too, left out of *: `from clbig import *` would shadow the
     # builtins, and min(x, y) or sum of floats would then fail
     "bit_count", "gcdext", "iroot", "is_prime", "jacobi", "lcm", "next_prime", "warmup",
+    # gmpy2's functions users reach for next (issue 45)
+    "prev_prime", "c_div", "c_div_2exp", "divexact", "f_div", "f_div_2exp", "t_div", "t_div_2exp",
+    "bit_clear", "bit_flip", "bit_scan0", "bit_scan1", "bit_set", "bit_test", "popcount",
+    "iroot_rem", "is_power", "is_square", "isqrt_rem", "kronecker", "legendre", "crt",
+    "binomial", "fac", "fib",
 ]
 
 

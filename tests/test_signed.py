@@ -449,3 +449,12 @@ def test_fused_and_fallback_paths_small_groups(small_ctx, bits, fused, rng):
         check_values(check_capacity(r, f">> {k}"), [x >> k for x in xs], f"a >> {k}", (xs,))
         assert r.bits == max(bits - k, 0) + 1
         assert (z >> k).tolist() == [0, -7 >> k]
+
+
+def test_unary_operators_on_an_empty_batch():
+    """~, -, abs and the shifts of an empty array give an empty array (~ raised from its
+    control pass, which has nothing to launch)."""
+    e = clbig.array([])
+    for f in (lambda a: ~a, lambda a: -a, abs, lambda a: a >> 3, lambda a: a << 3, lambda a: ~(~a)):
+        got = f(e)
+        assert isinstance(got, clbig.BigIntArray) and got.tolist() == [] and len(got) == 0

@@ -11,6 +11,7 @@ is_prime and next_prime, each exact against gmpy2 and running on the device per 
                          then Miller-Rabin with the first max(reps, 16) prime bases
     next_prime(a)        the least prime > a (2 for a < 2): windows of odd candidates tested
                          by is_prime together
+    prev_prime(a)        the greatest prime < a (a >= 3), the same windows below a
 
 Plain int (or mpz) arguments give plain ints (bools for is_prime, a tuple for gcdext and
 iroot); otherwise arrays: BigIntArrays for values, numpy arrays for counts, symbols and
@@ -577,10 +578,72 @@ def next_prime(a: Operand, reps: int = 25) -> BigIntArray | int:
     return ops.add(b, off.tolist())
 
 
+def prev_prime(a: Operand, reps: int = 25) -> BigIntArray | int:
+    """The greatest prime below every element, as `gmpy2.prev_prime`.
+
+    Uses `is_prime`'s test with the same `reps`, as next_prime: each row's window of odd
+    candidates below it is tested together on the device.
+
+    Parameters
+    ----------
+    a : BigIntArray, int, list of int, or integer numpy array
+        The values, each >= 3.
+    reps : int, optional
+        As `is_prime`'s: 0 to 1000 (default 25).
+
+    Returns
+    -------
+    BigIntArray or int
+        The primes, of a's capacity; an int for a plain integer.
+
+    Raises
+    ------
+    ValueError
+        Naming the first element below 3 (as gmpy2: x must be >= 3), or for `reps` outside
+        0..1000.
+    TypeError
+        For a `reps` that is not an integer, or a non-integer operand.
+
+    Examples
+    --------
+    >>> import clbig
+    >>> clbig.prev_prime([3, 4, 14, 2**64]).tolist(), clbig.prev_prime(10**12)
+    ([2, 3, 13, 18446744073709551557], 999999999989)
+    """
+    reps = _reps(reps)
+    if is_scalar(a):
+        return prev_prime([a], reps).tolist()[0]
+    a = coerce(a, context_of(a), "a", signed=True)
+    n = len(a)
+    if n == 0:
+        return _empty(a.ctx, a.bits)
+    low = ops.compare(a, 3, "lt")
+    if low.any():
+        raise ValueError(f"prev_prime: x must be >= 3, not at index {int(np.argmax(low))}")
+    two = ops.compare(a, 3, "eq")                   # the one answer that is even
+    odd = ops.compare(bitops.bitwise("and", a, 1), 1, "eq")
+    first = np.where(odd, 2, 1).astype(object)      # a - first: the first odd below a
+    off = np.where(two, 1, 0).astype(object)        # the answer is a - off
+    todo = np.nonzero(~two)[0]
+    window = _window(a.bits)
+    start = first
+    while len(todo):
+        steps = np.arange(window, dtype=np.int64) * 2
+        offs = (np.repeat(start[todo], window) + np.tile(steps, len(todo)).astype(object)).tolist()
+        cands = ops.sub(_take(a, np.repeat(todo, window)), offs)
+        hit = is_prime(cands, reps).reshape(len(todo), window)   # candidates below 2 are not
+        found = hit.any(axis=1)
+        done = todo[found]
+        off[done] = start[done] + 2 * hit[found].argmax(axis=1).astype(object)
+        start[todo] += 2 * window
+        todo = todo[~found]
+    return _narrow(ops.sub(a, off.tolist()), a.bits)
+
+
 def _window(bits: int) -> int:
     """Odd candidates per row and round: about half the mean prime gap (ln 2^bits) / 2, so
     that most rows finish in two or three rounds."""
     return int(min(512, max(8, bits * 0.35 / 2)))
 
 
-__all__ = ["bit_count", "gcdext", "iroot", "is_prime", "jacobi", "lcm", "next_prime"]
+__all__ = ["bit_count", "gcdext", "iroot", "is_prime", "jacobi", "lcm", "next_prime", "prev_prime"]

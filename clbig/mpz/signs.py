@@ -106,6 +106,8 @@ def whole_limbs(bits: int) -> int:
 def ctl_pass(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int, ctl: np.ndarray):
     """One pass of add_n's op "ctl" with per-instance control bytes `ctl` (numpy); every
     caller's result fits `bits`, so the kernel runs on whole limbs (whole_limbs)."""
+    if n == 0:          # nothing to launch (and an empty control array has no device buffer)
+        return ctx.empty((0, -(-bits // 32)), np.uint32)
     c = ctx.to_device(np.ascontiguousarray(ctl, dtype=np.uint8))
     out, _ = add_n.addsub(ctx, "ctl", a, sa, ma, b, sb, mb, n, whole_limbs(bits), ctl=c.data)
     return out

@@ -1,0 +1,146 @@
+"""Factorials, Fibonacci numbers and binomial coefficients of batches (issue 45 item 3), as
+gmpy2's fac, fib and comb. Each value comes from gmpy2 on the host, row by row, and the batch
+goes to the device at once: the arguments are machine-sized integers whose results are large,
+and GMP's algorithms for one such value (binary splitting, the prime-power product) are
+faster than anything clbig would run per row. The point is the batch form and the array that
+results, ready for the next device operation.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import gmpy2
+
+from .array import BigIntArray, array
+from .coerce import context_of, is_scalar, ndarray_values
+
+if TYPE_CHECKING:
+    from .types import Counts
+
+
+def _args(n, what: str, nonneg: bool = True) -> list:
+    """The arguments as Python ints (a BigIntArray's values too); OverflowError naming the
+    first negative one where gmpy2 would raise it."""
+    if isinstance(n, BigIntArray):
+        vals = n.tolist()
+    elif hasattr(n, "dtype"):
+        vals = list(ndarray_values(n, what))
+    else:
+        vals = [n] if is_scalar(n) else list(n)
+    for i, v in enumerate(vals):
+        if isinstance(v, bool) or not isinstance(v, int) and not hasattr(v, "__index__"):
+            raise TypeError(f"{what}: element {i} is {type(v).__name__}, not an integer")
+        if nonneg and v < 0:
+            raise OverflowError(f"{what}: element {i} is negative ({v}); it must be >= 0")
+    return [int(v) for v in vals]
+
+
+def _result(values: list, like) -> BigIntArray:
+    return array(values, ctx=context_of(like) if isinstance(like, BigIntArray) else None)
+
+
+def fac(n: Counts) -> BigIntArray | int:
+    """n! of every element, as `gmpy2.fac` (gmpy2 on the host per row; see the module's doc).
+
+    Parameters
+    ----------
+    n : int, sequence of int, integer numpy array, or BigIntArray
+        The arguments, >= 0.
+
+    Returns
+    -------
+    BigIntArray or int
+        The factorials; an int for a plain integer.
+
+    Raises
+    ------
+    OverflowError
+        Naming the first negative argument (gmpy2's exception type).
+    TypeError
+        For an argument that is not an integer.
+
+    Examples
+    --------
+    >>> import clbig
+    >>> clbig.fac([0, 1, 5, 20]).tolist(), clbig.fac(25)
+    ([1, 1, 120, 2432902008176640000], 15511210043330985984000000)
+    """
+    vals = [int(gmpy2.fac(v)) for v in _args(n, "fac")]
+    return vals[0] if is_scalar(n) else _result(vals, n)
+
+
+def fib(n: Counts) -> BigIntArray | int:
+    """The n-th Fibonacci number of every element, as `gmpy2.fib` (F_0 = 0, F_1 = 1; gmpy2 on
+    the host per row).
+
+    Parameters
+    ----------
+    n : int, sequence of int, integer numpy array, or BigIntArray
+        The arguments, >= 0.
+
+    Returns
+    -------
+    BigIntArray or int
+        The Fibonacci numbers; an int for a plain integer.
+
+    Raises
+    ------
+    OverflowError
+        Naming the first negative argument (gmpy2's exception type).
+    TypeError
+        For an argument that is not an integer.
+
+    Examples
+    --------
+    >>> import clbig
+    >>> clbig.fib([0, 1, 2, 10, 100]).tolist()
+    [0, 1, 1, 55, 354224848179261915075]
+    """
+    vals = [int(gmpy2.fib(v)) for v in _args(n, "fib")]
+    return vals[0] if is_scalar(n) else _result(vals, n)
+
+
+def binomial(n: Counts, k: Counts) -> BigIntArray | int:
+    """The binomial coefficient C(n, k) of every pair, as `gmpy2.comb` (n may be negative:
+    C(-n, k) = (-1)^k C(n + k - 1, k); k > n >= 0 gives 0; gmpy2 on the host per row).
+
+    Parameters
+    ----------
+    n : int, sequence of int, integer numpy array, or BigIntArray
+        The upper arguments, any signs and sizes.
+    k : int, sequence of int, integer numpy array, or BigIntArray
+        The lower arguments, >= 0; each of n and k the batch's length or length one.
+
+    Returns
+    -------
+    BigIntArray or int
+        The coefficients; an int for plain integers.
+
+    Raises
+    ------
+    OverflowError
+        Naming the first negative k (gmpy2's exception type).
+    ValueError
+        For lengths that differ and are not one.
+    TypeError
+        For an argument that is not an integer.
+
+    Examples
+    --------
+    >>> import clbig
+    >>> clbig.binomial([5, 5, -3, 2**70], [2, 7, 2, 2]).tolist()
+    [10, 0, 6, 696898287454081973172400900209902591410176]
+    """
+    ns, ks = _args(n, "binomial n", nonneg=False), _args(k, "binomial k")
+    if len(ns) != len(ks) and len(ns) != 1 and len(ks) != 1:
+        raise ValueError(f"length mismatch: {len(ns)} and {len(ks)} (broadcasting needs equal "
+                         "lengths or length 1)")
+    cnt = max(len(ns), len(ks)) if ns and ks else 0
+    ns, ks = ns * cnt if len(ns) == 1 else ns, ks * cnt if len(ks) == 1 else ks
+    vals = [int(gmpy2.comb(a, b)) for a, b in zip(ns, ks)]
+    if is_scalar(n) and is_scalar(k):
+        return vals[0]
+    return _result(vals, n if isinstance(n, BigIntArray) else k)
+
+
+__all__ = ["binomial", "fac", "fib"]
