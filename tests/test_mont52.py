@@ -148,9 +148,9 @@ def test_device_facts_fp64():
     pocl = lambda llvm, target: facts("pthread-AMD EPYC", kind="CPU", platform="Portable Computing Language",
                                       platform_version=f"OpenCL 3.0 PoCL 3.0-rc2  Linux, Release, RELOC, LLVM {llvm}.0.6, SLEEF",
                                       version=f"OpenCL 3.0 PoCL HSTR: pthread-x86_64-unknown-linux-gnu-{target}")
-    assert not pocl(14, "znver3").double8_fma
-    assert pocl(15, "znver3").double8_fma and pocl(14, "skylake-avx512").double8_fma
-    assert h200.double8_fma
+    assert not pocl(14, "znver3").wide_fma
+    assert pocl(15, "znver3").wide_fma and pocl(14, "skylake-avx512").wide_fma
+    assert h200.wide_fma
 
 
 def test_gpu_routing_rules(monkeypatch):

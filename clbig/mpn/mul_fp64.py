@@ -200,7 +200,7 @@ def mul(ctx, p: dict, a, sa: int, b, sb: int, out, n: int, top: int) -> bool:
 # PoCL). Intel's CPU runtime vectorizes across work-items itself, so there
 # one instance per item in groups of 16 (W = 1); PoCL 3 does not for this loop nest, so explicit
 # double8 vectors (W = 8, AVX-512's width; narrower CPUs split them; 4 where the compiler
-# cannot build fma on double8: profile._double8_fma). Measured on a 2-core Xeon
+# fails on fma of double8 and double16: profile._wide_fma). Measured on a 2-core Xeon
 # with AVX-512, 2026-11-27 (bench/README.md, "Batch products on CPUs"). The MUL52_LANES setting
 # 1 takes it wherever it can run (tests), 0 never; MUL52_LANES_W and _C override the shape.
 LANES_MAX_DIGITS = 4095          # per operand: column sums stay below 2^63
@@ -229,14 +229,15 @@ def lanes_plan(ctx, ma: int, mb: int, mr: int, n: int, square: bool) -> dict | N
         return None
     w = s.mul52_lanes_w
     if w is None:   # narrower vectors where the batch would leave cores idle (one huge product)
-        w = 1 if f.intel_cpu_runtime else 8 if f.double8_fma else 4
+        w = 1 if f.intel_cpu_runtime else 8 if f.wide_fma else 4
         while w > 1 and P.ceil_div(n, w) < units:
             w //= 2
     if w not in (1, 2, 4, 8, 16):
         raise ValueError(f"MUL52_LANES_W must be 1, 2, 4, 8 or 16, not {w}")
-    if w == 8 and not f.double8_fma:
-        raise ValueError("MUL52_LANES_W=8: this device's compiler aborts on fma of double8 "
-                         "(PoCL 3.0, LLVM 14, on AMD Zen); take 4 or 16")
+    if w > 4 and not f.wide_fma:
+        raise ValueError(f"MUL52_LANES_W={w}: this device's compiler fails on fma of double8 "
+                         "(an abort) and double16 (wrong products): PoCL 3.0, LLVM 14, on AMD "
+                         "Zen; take 1, 2 or 4")
     c = max(1, s.get("mul52_lanes_c", LANES_C.get(w, 4)))
     # Enough groups for every core: a group of wg items takes wg * w instances. One instance
     # per item keeps groups of 16: Intel's runtime vectorizes 16 items at once, and runs

@@ -46,7 +46,7 @@ class DeviceFacts:
     fast_fp64: bool         # FP64 at half the FP32 rate (or a CPU): FP64 digit products win
     nvidia: bool            # NVIDIA's OpenCL: inline PTX (carry chains, shuffles) is offered
     intel_cpu_runtime: bool  # Intel's CPU runtime: vectorizes across work-items itself
-    double8_fma: bool = True  # the compiler builds fma on double8 (see _double8_fma)
+    wide_fma: bool = True  # fma on double8 and double16 builds and is exact (see _wide_fma)
 
     @classmethod
     def of(cls, dev: cl.Device, memory: int) -> "DeviceFacts":
@@ -60,16 +60,17 @@ class DeviceFacts:
             fast_fp64=cpu or _fast_fp64_gpu(dev),
             nvidia="nvidia" in platform,
             intel_cpu_runtime=cpu and "intel(r) opencl" in platform,
-            double8_fma=_double8_fma(dev),
+            wide_fma=_wide_fma(dev),
         )
 
 
-def _double8_fma(dev: cl.Device) -> bool:
-    """False where the compiler is known to abort the process on fma of double8: PyPI's PoCL
-    3.0 (LLVM 14) targeting AMD Zen ("znver3" in the device's version, which it also picks for
-    Zen 4) stops with "LLVM ERROR: Cannot select: i64 = fma" in its _cl_fma(double8), while
-    double2, double4 and double16 build (AMD EPYC Zen 4, 2026-11-28). An abort cannot be caught,
-    so the vector kernels take another width there (mul_fp64.lanes_plan)."""
+def _wide_fma(dev: cl.Device) -> bool:
+    """False where fma on vectors of 8 or 16 doubles is known to fail: PyPI's PoCL 3.0 (LLVM
+    14) targeting AMD Zen ("znver3" in the device's version, which it also picks for Zen 4)
+    aborts the process on double8 ("LLVM ERROR: Cannot select: i64 = fma" in its
+    _cl_fma(double8)) and computes wrong products with double16, while double2 and double4 are
+    exact (AMD EPYC Zen 4, 2026-11-28: the lanes kernel's tests). An abort cannot be caught,
+    so the vector kernels take 4 lanes there (mul_fp64.lanes_plan)."""
     if "portable computing" not in dev.platform.name.lower():
         return True
     llvm = re.search(r"LLVM (\d+)", dev.platform.version or "")
