@@ -275,7 +275,7 @@ def threaded(monkeypatch):
     if not convert.native():
         pytest.skip("the C extension is not built here")
     monkeypatch.setenv("CLBIG_CONVERT_THREADS", "3")
-    for name in ("THREAD_LIMBS", "PACK_THREAD_MIN_LIMBS", "UNPACK_THREAD_MIN_LIMBS"):
+    for name in ("THREAD_LIMBS", "PACK_THREAD_MIN_LIMBS", "UNPACK_THREAD_MIN_LIMBS", "UNPACK_TASK_LIMBS"):
         monkeypatch.setattr(convert, name, 1)
 
 

@@ -129,9 +129,12 @@ THREAD_LIMBS = 1 << 16
 #: is too small to share. Limbs to ints: making each new int (the interpreter lock held) costs
 #: about as much as filling its digits (without it) up to thousands of bits, so threads only
 #: queue for the lock (2 cores, 2026-11-28: 200,000 of 2048 bits 49 ms on one thread, 55 on
-#: two; 2000 of 65536 bits 12.6 against 7.9 ms).
+#: two; 2000 of 65536 bits 12.6 against 7.9 ms). On the H200's 16-core host (2026-11-28)
+#: 4096 rows of 16384 bits came back in 6.3 ms on 16 threads against 4.7 on one, where 8192
+#: rows of 65536 bits ran 7.7x faster: from 2^15 bits, and ranges of 2^18 limbs or more.
 PACK_THREAD_MIN_LIMBS = 4
-UNPACK_THREAD_MIN_LIMBS = 256
+UNPACK_THREAD_MIN_LIMBS = 1024
+UNPACK_TASK_LIMBS = 1 << 18
 RANGES_PER_THREAD = 2
 _pool = {"pool": None, "pid": None, "size": 0}
 _pool_lock = threading.Lock()
@@ -149,14 +152,15 @@ def threads() -> int:
         return os.cpu_count() or 1
 
 
-def _ranges(n: int, m: int, min_limbs: int) -> list | None:
+def _ranges(n: int, m: int, min_limbs: int, task_limbs: int | None = None) -> list | None:
     """Row ranges for the threads of a conversion of n rows of m limbs; None for one thread.
     Several ranges a thread: the parts that hold the interpreter lock (making ints, reading a
     list) then overlap with other threads' lock-free parts instead of queueing behind them."""
     t = threads()
-    if t < 2 or m < min_limbs or n * m < 2 * THREAD_LIMBS:
+    task_limbs = THREAD_LIMBS if task_limbs is None else task_limbs
+    if t < 2 or m < min_limbs or n * m < 2 * task_limbs:
         return None
-    tasks = min(n, n * m // THREAD_LIMBS, RANGES_PER_THREAD * t)
+    tasks = min(n, n * m // task_limbs, RANGES_PER_THREAD * t)
     step = -(-n // tasks)
     return [(a, min(n, a + step)) for a in range(0, n, step)]
 
@@ -189,7 +193,7 @@ def _pack_rows(vals, out: np.ndarray, m: int) -> None:
 
 def _unpack_rows(arr: np.ndarray, n: int, m: int, neg, make) -> list:
     """_limbs.unpack of every row, by ranges on several threads for a large batch."""
-    ranges = _ranges(n, m, UNPACK_THREAD_MIN_LIMBS)
+    ranges = _ranges(n, m, UNPACK_THREAD_MIN_LIMBS, UNPACK_TASK_LIMBS)
     if ranges is None:
         return _limbs.unpack(arr, n, m, neg, make)
     pool = _executor(threads())
