@@ -30,6 +30,16 @@ SHADOWING = ["divmod", "sum", "min", "max"]          # public, left out of * on 
 # Documented on the API page beside the clbig namespace (several devices, streaming, timing).
 EXTRA = {"Devices": "clbig.runtime.devices.Devices", "SplitArray": "clbig.scale.split.SplitArray",
          "host": "clbig.scale.stream.host", "Profile": "clbig.runtime.profiling.Profile"}
+# clbig.crypto (issue 46), where its optional libraries are installed (the test extra has them)
+try:
+    import cryptography  # noqa: F401
+    import phe  # noqa: F401
+except ImportError:
+    pass
+else:
+    EXTRA.update({f"paillier.{n}": f"clbig.crypto.paillier.{n}"
+                  for n in ("encrypt", "decrypt", "decrypt_raw", "sum", "dot", "matmul")})
+    EXTRA.update({f"rsa.{n}": f"clbig.crypto.rsa.{n}" for n in ("private", "public")})
 MODULES_ALLOWED = {"fused", "dask"}
 
 

@@ -1,0 +1,382 @@
+"""Paillier encryption in batches over python-paillier's keys (`pip install phe`; issue 46).
+
+phe's own objects go in and come out: `PaillierPublicKey`, `PaillierPrivateKey`,
+`EncryptedNumber`; values are encoded by phe's `EncodedNumber` (ints and floats, its
+precision and exponents) on the host, and every modular exponentiation of the batch runs on the
+device at once. With g = n + 1 (phe's choice), for an encoding m < n and r from the operating
+system's generator (or given, as phe's `r_value`):
+
+    encrypt:  c = (1 + m n) r^n mod n^2          (the same ciphertext phe makes with that r)
+    decrypt:  m_p = L_p(c^(p-1) mod p^2) h_p mod p, likewise m_q, and m by the CRT (as phe)
+    sum:      the product of the ciphertexts mod n^2, exponents first brought to the least
+    dot:      the product of c_i^(w_i) mod n^2, w_i the weights' encodings (an inverse and
+              n - w_i for negative weights, as phe does)
+
+A timing note: these powers run in time that depends on the exponents' bit lengths (see the
+docs' security notes): decryption's exponents are the secret p - 1, q - 1.
+"""
+from __future__ import annotations
+
+import random
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
+
+import numpy as np
+
+from ..mpz.array import BigIntArray, array
+from ..mpz.construct import concatenate, where
+from ..mpz.gcd import invert
+from ..mpz.modular import Modulus, mulmod, powmod
+from ..mpz import ops
+
+if TYPE_CHECKING:   # python-paillier's classes, for the hints (phe is an optional dependency)
+    from phe.paillier import EncryptedNumber, PaillierPrivateKey, PaillierPublicKey
+
+
+def _phe():
+    try:
+        from phe import paillier
+    except ImportError as e:   # the optional dependency
+        raise ImportError("clbig.crypto.paillier needs python-paillier: pip install phe "
+                          "(or clbig[phe])") from e
+    return paillier
+
+
+def _encodings(public_key, values, precision):
+    paillier = _phe()
+    enc = [v if isinstance(v, paillier.EncodedNumber) else
+           paillier.EncodedNumber.encode(public_key, v, precision) for v in values]
+    return [e.encoding for e in enc], [e.exponent for e in enc]
+
+
+def encrypt(public_key: PaillierPublicKey, values: Iterable[Any], precision: float | None = None,
+            r_values: Sequence[int] | None = None) -> list[EncryptedNumber]:
+    """phe `EncryptedNumber`s of the values, as ``public_key.encrypt(v, precision, r)`` gives.
+
+    Parameters
+    ----------
+    public_key : phe.paillier.PaillierPublicKey
+        The key.
+    values : iterable of int, float or phe.paillier.EncodedNumber
+        The plaintexts, each ``abs(v) < n / 3`` as phe requires.
+    precision : float, optional
+        phe's encoding precision for floats (default: exact).
+    r_values : sequence of int, optional
+        The obfuscators, each in [1, n) (default: fresh ones from the operating system's
+        generator, as phe's).
+
+    Returns
+    -------
+    list of phe.paillier.EncryptedNumber
+        One per value, with phe's exponents.
+
+    Raises
+    ------
+    ValueError
+        For a value phe cannot encode (naming phe's reason), or r_values of another length or
+        outside [1, n) (naming the index).
+    ImportError
+        Without python-paillier.
+
+    Examples
+    --------
+    >>> from phe import paillier
+    >>> from clbig.crypto import paillier as cp
+    >>> pk, sk = paillier.generate_paillier_keypair(n_length=512)
+    >>> c = cp.encrypt(pk, [1, -2, 3.5])
+    >>> [sk.decrypt(x) for x in c], cp.decrypt(sk, c)
+    ([1, -2, 3.5], [1, -2, 3.5])
+    """
+    paillier = _phe()
+    values = list(values)
+    encodings, exponents = _encodings(public_key, values, precision)
+    c = _encrypt_raw(public_key, encodings, r_values)
+    return [paillier.EncryptedNumber(public_key, x, e) for x, e in zip(c, exponents)]
+
+
+def _encrypt_raw(public_key, encodings: list, r_values) -> list:
+    n, nsq = public_key.n, public_key.nsquare
+    k = len(encodings)
+    if r_values is None:
+        rng = random.SystemRandom()
+        r_values = [rng.randrange(1, n) for _ in range(k)]
+    else:
+        r_values = list(r_values)
+        if len(r_values) != k:
+            raise ValueError(f"encrypt: {len(r_values)} r_values for {k} values")
+        bad = [i for i, r in enumerate(r_values) if not 1 <= r < n]
+        if bad:
+            raise ValueError(f"encrypt: r_values[{bad[0]}] is outside [1, n)")
+    if k == 0:
+        return []
+    M = Modulus(nsq)
+    obf = powmod(r_values, n, M)                          # r^n mod n^2, one exponent for all
+    nude = ops.add(ops.mul(encodings, n), 1)              # (1 + m n) < n^2 for m < n
+    return mulmod(nude, obf, M).tolist()
+
+
+def decrypt(private_key: PaillierPrivateKey, ciphertexts: Sequence[EncryptedNumber]) -> list:
+    """The plaintexts of phe `EncryptedNumber`s, as ``private_key.decrypt`` gives them.
+
+    Parameters
+    ----------
+    private_key : phe.paillier.PaillierPrivateKey
+        The key.
+    ciphertexts : sequence of phe.paillier.EncryptedNumber
+        Encrypted against the private key's public key.
+
+    Returns
+    -------
+    list of int or float
+        Decoded as phe decodes (ints stay ints).
+
+    Raises
+    ------
+    TypeError
+        For an element that is not an EncryptedNumber (naming the index).
+    ValueError
+        For a number encrypted against another key (naming the index).
+    ImportError
+        Without python-paillier.
+
+    Examples
+    --------
+    >>> from phe import paillier
+    >>> from clbig.crypto import paillier as cp
+    >>> pk, sk = paillier.generate_paillier_keypair(n_length=512)
+    >>> cp.decrypt(sk, [pk.encrypt(5), pk.encrypt(-0.25)])
+    [5, -0.25]
+    """
+    paillier = _phe()
+    cts = list(ciphertexts)
+    for i, x in enumerate(cts):
+        if not isinstance(x, paillier.EncryptedNumber):
+            raise TypeError(f"decrypt: element {i} is {type(x).__name__}, not an EncryptedNumber")
+        if x.public_key != private_key.public_key:
+            raise ValueError(f"decrypt: element {i} was encrypted against a different key")
+    raw = decrypt_raw(private_key, [x.ciphertext(be_secure=False) for x in cts])
+    return [paillier.EncodedNumber(private_key.public_key, m, x.exponent).decode()
+            for m, x in zip(raw, cts)]
+
+
+def decrypt_raw(private_key: PaillierPrivateKey, ciphertexts: Sequence[int]) -> list[int]:
+    """The raw plaintexts (encodings, in [0, n)) of ciphertext ints, as phe's ``raw_decrypt``.
+
+    Parameters
+    ----------
+    private_key : phe.paillier.PaillierPrivateKey
+        The key.
+    ciphertexts : sequence of int
+        Ciphertexts in [0, n^2).
+
+    Returns
+    -------
+    list of int
+        The encodings.
+
+    Raises
+    ------
+    ValueError
+        For a ciphertext outside [0, n^2) (naming the index).
+
+    Examples
+    --------
+    >>> from phe import paillier
+    >>> from clbig.crypto import paillier as cp
+    >>> pk, sk = paillier.generate_paillier_keypair(n_length=512)
+    >>> cp.decrypt_raw(sk, [pk.raw_encrypt(7), pk.raw_encrypt(0)])
+    [7, 0]
+    """
+    c = list(ciphertexts)
+    nsq = private_key.public_key.nsquare
+    bad = [i for i, x in enumerate(c) if not 0 <= x < nsq]
+    if bad:
+        raise ValueError(f"decrypt: ciphertext {bad[0]} is outside [0, n^2)")
+    if not c:
+        return []
+    p, q = private_key.p, private_key.q
+    cd = array(c)
+    halves = []
+    for prime, square, h in ((p, private_key.psquare, private_key.hp),
+                             (q, private_key.qsquare, private_key.hq)):
+        x = powmod(ops.mod(cd, square), prime - 1, square)
+        ell = ops.floordiv(ops.sub(x, 1), prime)          # L_p(x) = (x - 1) / p
+        halves.append(mulmod(ell, h, prime))
+    mp, mq = halves
+    u = mulmod(ops.mod(ops.sub(mq, mp), q), private_key.p_inverse, q)
+    return ops.add(mp, ops.mul(u, p)).tolist()
+
+
+def _aligned(public_key, cts: list) -> tuple[BigIntArray, int]:
+    """The ciphertexts on the device with their exponents brought to the least (phe's
+    decrease_exponent_to: c^(BASE^(e - least)) mod n^2), and that exponent."""
+    paillier = _phe()
+    exps = [x.exponent for x in cts]
+    least = min(exps)
+    c = [x.ciphertext(be_secure=False) for x in cts]
+    ups = [paillier.EncodedNumber.BASE ** (e - least) for e in exps]
+    arr = array(c)
+    if any(u != 1 for u in ups):
+        arr = powmod(arr, ups, Modulus(public_key.nsquare))
+    return arr, least
+
+
+def _check_keys(public_key, cts, what):
+    paillier = _phe()
+    for i, x in enumerate(cts):
+        if not isinstance(x, paillier.EncryptedNumber):
+            raise TypeError(f"{what}: element {i} is {type(x).__name__}, not an EncryptedNumber")
+        if x.public_key != public_key:
+            raise ValueError(f"{what}: element {i} was encrypted against a different key")
+
+
+def _product(arr: BigIntArray, M: Modulus) -> int:
+    """The product of the rows mod M, by halving (one mulmod a round)."""
+    while len(arr) > 1:
+        half = len(arr) // 2
+        odd = arr[2 * half:] if len(arr) % 2 else None
+        arr = mulmod(arr[:half], arr[half:2 * half], M)
+        if odd is not None:
+            arr = concatenate([arr, odd])
+    return arr.tolist()[0]
+
+
+def sum(public_key: PaillierPublicKey, ciphertexts: Sequence[EncryptedNumber]) -> EncryptedNumber:
+    """The encrypted sum of phe `EncryptedNumber`s, as phe's ``+`` gives it (exponents aligned
+    to the least, as phe aligns them).
+
+    Parameters
+    ----------
+    public_key : phe.paillier.PaillierPublicKey
+        The key every number was encrypted against.
+    ciphertexts : sequence of phe.paillier.EncryptedNumber
+        At least one.
+
+    Returns
+    -------
+    phe.paillier.EncryptedNumber
+        The sum.
+
+    Raises
+    ------
+    ValueError
+        For an empty sequence, or a number of another key (naming the index).
+    TypeError
+        For an element that is not an EncryptedNumber.
+
+    Examples
+    --------
+    >>> from phe import paillier
+    >>> from clbig.crypto import paillier as cp
+    >>> pk, sk = paillier.generate_paillier_keypair(n_length=512)
+    >>> sk.decrypt(cp.sum(pk, cp.encrypt(pk, [1, 2, 3.5, -4])))
+    2.5
+    """
+    paillier = _phe()
+    cts = list(ciphertexts)
+    if not cts:
+        raise ValueError("sum: no ciphertexts (an encryption of 0 needs fresh randomness: "
+                         "encrypt(public_key, [0]))")
+    _check_keys(public_key, cts, "sum")
+    arr, least = _aligned(public_key, cts)
+    return paillier.EncryptedNumber(public_key, _product(arr, Modulus(public_key.nsquare)), least)
+
+
+def dot(public_key: PaillierPublicKey, ciphertexts: Sequence[EncryptedNumber],
+        weights: Sequence[Any]) -> EncryptedNumber:
+    """The encrypted dot product sum(w_i x_i) of phe `EncryptedNumber`s x_i and plaintext
+    weights w_i (ints or floats, encoded by phe), as phe's ``*`` and ``+`` give it.
+
+    Parameters
+    ----------
+    public_key : phe.paillier.PaillierPublicKey
+        The key every number was encrypted against.
+    ciphertexts : sequence of phe.paillier.EncryptedNumber
+        At least one.
+    weights : sequence of int or float
+        One per ciphertext.
+
+    Returns
+    -------
+    phe.paillier.EncryptedNumber
+        The dot product.
+
+    Raises
+    ------
+    ValueError
+        For lengths that differ or are 0, or a number of another key (naming the index).
+    TypeError
+        For an element that is not an EncryptedNumber.
+
+    Examples
+    --------
+    >>> from phe import paillier
+    >>> from clbig.crypto import paillier as cp
+    >>> pk, sk = paillier.generate_paillier_keypair(n_length=512)
+    >>> sk.decrypt(cp.dot(pk, cp.encrypt(pk, [1, 2, 3]), [10, -1, 0.5]))
+    9.5
+    """
+    paillier = _phe()
+    cts, ws = list(ciphertexts), list(weights)
+    if not cts or len(cts) != len(ws):
+        raise ValueError(f"dot: {len(cts)} ciphertexts and {len(ws)} weights (need equal, >= 1)")
+    _check_keys(public_key, cts, "dot")
+    n, nsq = public_key.n, public_key.nsquare
+    enc = [paillier.EncodedNumber.encode(public_key, w) for w in ws]
+    # the products' exponents, then aligned to the least as the sum needs
+    exps = [x.exponent + e.exponent for x, e in zip(cts, enc)]
+    least = min(exps)
+    big = [e.encoding >= n - public_key.max_int for e in enc]           # negative weights
+    powers = [(n - e.encoding if b else e.encoding) * paillier.EncodedNumber.BASE ** (x - least)
+              for e, b, x in zip(enc, big, exps)]
+    M = Modulus(nsq)
+    c = array([x.ciphertext(be_secure=False) for x in cts])
+    if any(big):
+        inv = invert(c, M.m)
+        c = where(np.array(big, bool), inv, c)
+    terms = powmod(c, powers, M)
+    return paillier.EncryptedNumber(public_key, _product(terms, M), least)
+
+
+def matmul(public_key: PaillierPublicKey, ciphertexts: Sequence[EncryptedNumber],
+           matrix: Sequence[Sequence[Any]]) -> list[EncryptedNumber]:
+    """The encrypted vector times a plaintext matrix: for each column j, ``dot(ciphertexts,
+    matrix[:, j])`` (the federated-learning aggregate).
+
+    Parameters
+    ----------
+    public_key : phe.paillier.PaillierPublicKey
+        The key.
+    ciphertexts : sequence of phe.paillier.EncryptedNumber
+        k encrypted values.
+    matrix : k x m array-like of int or float
+        The plaintext weights.
+
+    Returns
+    -------
+    list of phe.paillier.EncryptedNumber
+        m encrypted results.
+
+    Raises
+    ------
+    ValueError
+        For a matrix whose row count is not k.
+
+    Examples
+    --------
+    >>> from phe import paillier
+    >>> from clbig.crypto import paillier as cp
+    >>> pk, sk = paillier.generate_paillier_keypair(n_length=512)
+    >>> out = cp.matmul(pk, cp.encrypt(pk, [1, 2]), [[1, 0, 3], [1, 1, -1]])
+    >>> [sk.decrypt(x) for x in out]
+    [3, 2, 1]
+    """
+    rows = [list(r) for r in matrix]
+    cts = list(ciphertexts)
+    if len(rows) != len(cts):
+        raise ValueError(f"matmul: a matrix of {len(rows)} rows for {len(cts)} ciphertexts")
+    if not rows:
+        return []
+    return [dot(public_key, cts, [r[j] for r in rows]) for j in range(len(rows[0]))]
+
+
+__all__ = ["decrypt", "decrypt_raw", "dot", "encrypt", "matmul", "sum"]

@@ -1,0 +1,128 @@
+"""Paillier over python-paillier and raw RSA over cryptography (issue 46), against the libraries
+themselves: the same ciphertexts for the same randomness, the same plaintexts, sums and dot
+products as phe's operators give, zero, negative values and floats through phe's encoding,
+values at phe's limit, one value, empty batches, keys of 1024 to 4096 bits, and the errors with
+the index named."""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+phe_paillier = pytest.importorskip("phe.paillier", reason="pip install phe (the test extra has it)")
+crsa = pytest.importorskip("cryptography.hazmat.primitives.asymmetric.rsa")
+
+from clbig.crypto import paillier as cp  # noqa: E402
+from clbig.crypto import rsa  # noqa: E402
+
+_KEYS = {}
+
+
+def keypair(bits):
+    if bits not in _KEYS:
+        _KEYS[bits] = phe_paillier.generate_paillier_keypair(n_length=bits)
+    return _KEYS[bits]
+
+
+@pytest.mark.parametrize("bits", [1024, 2048])
+def test_paillier_encrypt_decrypt_as_phe(bits):
+    pk, sk = keypair(bits)
+    rng = random.Random(bits)
+    vals = [0, 1, -1, 7, -123456789, 2.5, -0.125, 1e-7, pk.max_int, -pk.max_int, 2 ** 300, -(2 ** 200) + 3]
+    rs = [rng.randrange(1, pk.n) for _ in vals]
+    mine = cp.encrypt(pk, vals, r_values=rs)
+    ref = [pk.encrypt(v, r_value=r) for v, r in zip(vals, rs)]
+    assert [(c.ciphertext(False), c.exponent) for c in mine] == [(c.ciphertext(False), c.exponent) for c in ref]
+    assert cp.decrypt(sk, mine) == [sk.decrypt(c) for c in ref]
+    fresh = cp.encrypt(pk, vals)                         # the system's randomness
+    assert cp.decrypt(sk, fresh) == [sk.decrypt(c) for c in fresh] == [sk.decrypt(c) for c in ref]
+    assert len({c.ciphertext(False) for c in fresh}) == len(vals)
+    assert cp.decrypt_raw(sk, [c.ciphertext(False) for c in mine]) == [sk.raw_decrypt(c.ciphertext(False)) for c in ref]
+    assert cp.encrypt(pk, []) == [] and cp.decrypt(sk, []) == []
+    one = cp.encrypt(pk, [42])
+    assert len(one) == 1 and sk.decrypt(one[0]) == 42
+
+
+def test_paillier_sum_dot_matmul_as_phe():
+    pk, sk = keypair(1024)
+    rng = random.Random(5)
+    vals = [rng.randrange(-10 ** 6, 10 ** 6) for _ in range(9)] + [0.5, -2.75, 3]
+    c = cp.encrypt(pk, vals)
+    want = sk.decrypt(sum(c[1:], c[0]))
+    assert sk.decrypt(cp.sum(pk, c)) == want
+    assert sk.decrypt(cp.sum(pk, c[:1])) == vals[0]
+    ws = [rng.randrange(-50, 50) for _ in vals[:-1]] + [0.25]
+    ref = sum((x * w for x, w in zip(c[1:], ws[1:])), c[0] * ws[0])
+    got = cp.dot(pk, c, ws)
+    assert sk.decrypt(got) == sk.decrypt(ref) and got.exponent == ref.exponent
+    matrix = [[1, -1, 2] for _ in vals]
+    out = cp.matmul(pk, c, matrix)
+    assert [sk.decrypt(x) for x in out] == [sk.decrypt(cp.dot(pk, c, [r[j] for r in matrix])) for j in range(3)]
+    with pytest.raises(ValueError, match="no ciphertexts"):
+        cp.sum(pk, [])
+    with pytest.raises(ValueError, match="2 ciphertexts and 1 weights"):
+        cp.dot(pk, c[:2], [1])
+    with pytest.raises(ValueError, match="a matrix of 1 rows for 2"):
+        cp.matmul(pk, c[:2], [[1]])
+
+
+def test_paillier_errors_name_the_element():
+    pk, sk = keypair(1024)
+    other_pk, _ = keypair(2048)
+    c = cp.encrypt(pk, [1, 2])
+    with pytest.raises(ValueError, match="element 1 was encrypted against a different key"):
+        cp.decrypt(sk, [c[0], other_pk.encrypt(1)])
+    with pytest.raises(TypeError, match="element 0 is int"):
+        cp.decrypt(sk, [5])
+    with pytest.raises(ValueError, match=r"r_values\[1\] is outside"):
+        cp.encrypt(pk, [1, 2], r_values=[1, pk.n])
+    with pytest.raises(ValueError, match="2 r_values for 1 values"):
+        cp.encrypt(pk, [1], r_values=[1, 2])
+    with pytest.raises(ValueError, match="ciphertext 0 is outside"):
+        cp.decrypt_raw(sk, [pk.nsquare])
+    with pytest.raises(ValueError, match="element 1 was encrypted against a different key"):
+        cp.sum(pk, [c[0], other_pk.encrypt(1)])
+
+
+@pytest.mark.large
+def test_paillier_4096_bit_key():
+    pk, sk = keypair(4096)
+    vals = [0, -1, 10 ** 30, 0.5]
+    c = cp.encrypt(pk, vals)
+    assert cp.decrypt(sk, c) == vals and sk.decrypt(cp.sum(pk, c)) == sk.decrypt(sum(c[1:], c[0]))
+
+
+@pytest.mark.parametrize("bits", [1024, 2048, 4096])
+def test_raw_rsa_as_cryptography(bits):
+    key = crsa.generate_private_key(public_exponent=65537, key_size=bits)
+    nums = key.private_numbers()
+    n, d = nums.public_numbers.n, nums.d
+    rng = random.Random(bits)
+    xs = [0, 1, 2, n - 1, n - 2] + [rng.randrange(n) for _ in range(6)]
+    assert rsa.private(key, xs) == [pow(x, d, n) for x in xs]
+    assert rsa.private(nums, xs[:3]) == [pow(x, d, n) for x in xs[:3]]      # the numbers too
+    assert rsa.public(key, rsa.private(key, xs)) == xs
+    assert rsa.public(key.public_key(), [5]) == [pow(5, 65537, n)]
+    k = (n.bit_length() + 7) // 8
+    as_bytes = [x.to_bytes(k, "big") for x in xs]
+    assert rsa.private(key, as_bytes) == [pow(x, d, n).to_bytes(k, "big") for x in xs]
+    assert rsa.private(key, []) == [] and rsa.public(key, []) == []
+    # an RFC 9474-style blind signature: blind with r^e, sign in the batch, unblind
+    msgs = [rng.randrange(2, n) for _ in range(5)]
+    rs = [rng.randrange(2, n) for _ in msgs]
+    blinded = [m * pow(r, 65537, n) % n for m, r in zip(msgs, rs)]
+    sigs = [s * pow(r, -1, n) % n for s, r in zip(rsa.private(key, blinded), rs)]
+    assert rsa.public(key, sigs) == msgs
+
+
+def test_raw_rsa_errors():
+    key = crsa.generate_private_key(public_exponent=65537, key_size=1024)
+    n = key.public_key().public_numbers().n
+    with pytest.raises(ValueError, match="element 2 is outside"):
+        rsa.private(key, [1, 2, n])
+    with pytest.raises(ValueError, match="element 0 is outside"):
+        rsa.public(key, [-1])
+    with pytest.raises(TypeError, match="element 1 is not an int"):
+        rsa.private(key, [1, 2.0])
+    with pytest.raises(TypeError, match="RSAPrivateKey"):
+        rsa.private(key.public_key(), [1])
