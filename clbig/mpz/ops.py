@@ -327,7 +327,10 @@ def mul(a: Operand, b: Operand, algorithm: str = "auto") -> BigIntArray:
     a, b, n, sa, sb = operands(a, b, signed=True)
     bits = a.bits + b.bits
     check_fits(a.ctx, n, bits, "a * b")
-    out = mul_n.mul(a.ctx, a.data.data, sa, a.m, b.data.data, sb, b.m, n, bits, algorithm)
+    # the product fits bits, so the kernels run on whole limbs (no top mask): capacities that
+    # grow a few bits a step (x = x * 3) share one kernel per limb count (issue 43)
+    out = mul_n.mul(a.ctx, a.data.data, sa, a.m, b.data.data, sb, b.m, n,
+                    signs.whole_limbs(bits), algorithm)
     return BigIntArray(a.ctx, out, bits, signs.product_neg(a, b, n, sa, sb))
 
 
