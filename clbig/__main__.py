@@ -1,8 +1,8 @@
 """Command line: `python -m clbig info`, `demo`, `tune` and `warmup`.
 
 info   lists the OpenCL platforms and devices with the limits clbig plans its launches by, and
-       the device that clbig picks by default (the DEVICE setting, else the first GPU, else a
-       CPU); `info --settings` lists clbig's settings (environment variables) instead, with
+       the device that clbig picks by default (the DEVICE setting, else the first GPU whose
+       compiler works, else the first such CPU, PoCL before other CPU runtimes); `info --settings` lists clbig's settings (environment variables) instead, with
        their current values.
 demo   the quick start: random big integers, a*b and a+b on the default device, every result
        checked against gmpy2, with clbig's device time, the wall time and gmpy2's time.
@@ -87,7 +87,8 @@ def cmd_info(args) -> int:
     print()
     from clbig.runtime import config
     sel, var = config.settings().device, config.var("DEVICE")
-    how = f"{var}={sel!r}" if sel else f"no {var}: first GPU, else first CPU"
+    how = f"{var}={sel!r}" if sel else (f"no {var}: the first GPU whose compiler works, else the "
+                                         "first such CPU, PoCL before other CPU runtimes")
     try:
         ctx = clbig.current_context()
     except Exception as e:  # noqa: BLE001

@@ -72,8 +72,8 @@ MISSING = ("clbig: the C extension clbig.mpn._limbs is not built (no C compiler 
            "headers when clbig was installed, or an interpreter it does not support), so Python "
            "ints convert to limbs and back in pure Python, several times slower. Install a C "
            "compiler and the Python headers (Debian: apt-get install gcc python3-dev) and "
-           "reinstall clbig; CLBIG_PURE_PYTHON=1 chooses the pure-Python path without this "
-           "warning. `python -m clbig info` says which one runs.")
+           f"reinstall clbig; {config.var('PURE_PYTHON')}=1 chooses the pure-Python path "
+           "without this warning. `python -m clbig info` says which one runs.")
 
 
 def describe() -> str:
