@@ -90,7 +90,8 @@ class Modulus:
     """
 
     def __init__(self, m: Operand | Modulus, ctx: Context | None = None) -> None:
-        if isinstance(m, Modulus):
+        private = isinstance(m, Modulus)       # its array is already a Modulus's own
+        if private:
             m = m.m
         ctx = m.ctx if isinstance(m, BigIntArray) else (ctx or current_context())
         if getattr(ctx, "is_multi", False):
@@ -118,7 +119,8 @@ class Modulus:
             arr = coerce(m, ctx, "m")
             # its own array object on the same buffer: an assignment into the caller's array
             # (x[i] = v, x += y) gives that object a new buffer, and R^2 stays true to this one
-            arr = BigIntArray(arr.ctx, arr.data, arr.bits, arr.neg)
+            if not private:
+                arr = BigIntArray(arr.ctx, arr.data, arr.bits, arr.neg)
             z = ops.compare(arr, 0, "eq")
             if z.any():
                 raise ValueError(f"modulus is 0 at index {int(np.argmax(z))}")
