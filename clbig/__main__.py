@@ -234,10 +234,13 @@ def cpu_note(ctx, rows) -> str | None:
     slower = [name for name, _dev, _k, wall, t_gmp in rows if wall > t_gmp]
     if not slower or not ctx.device.type & cl.device_type.CPU:
         return None
+    f = ctx.profile.facts
+    lanes = "instances side by side in the vector units" if f.intel_cpu_runtime else (
+        f"{8 if f.wide_fma else 4} instances per vector")
     return (f"why gmpy2 is faster here ({', '.join(slower)}): this device is the CPU gmpy2 runs "
             "on, so clbig can win only by using more cores and wider vectors than GMP's hand-tuned "
-            "scalar code does. Its CPU kernels (products in 51-bit FP64 digits, 8 instances per "
-            "vector; additions one instance per work-item) reached about 2x one gmpy2 core on two "
+            f"scalar code does. Its CPU kernels (products in 51-bit FP64 digits, {lanes}; "
+            "additions one instance per work-item) reached about 2x one gmpy2 core on two "
             "AVX-512 cores (bench/README.md, \"Batch products on CPUs\"); with fewer cores, "
             "narrower vectors or other work on them, gmpy2 keeps the lead. clbig is built for "
             "GPUs (docs/performance.rst).")
