@@ -17,6 +17,7 @@ import numpy as np
 from . import ops
 from .array import BigIntArray
 from .coerce import coerce, context_of, is_scalar, operands
+from .signs import with_neg
 
 if TYPE_CHECKING:
     from .types import Counts, Operand
@@ -120,7 +121,7 @@ def t_div(x: Operand, y: Operand) -> BigIntArray | int:
     a, b, _, _, _ = operands(x, y, signed=True)
     q = ops.floordiv(abs(a), abs(b))
     flip = (a < 0) != (b < 0)          # numpy bools, broadcast by numpy
-    return q if not flip.any() else q * [(-1 if f else 1) for f in flip.tolist()]
+    return with_neg(q, np.broadcast_to(flip, (len(q),)).copy())   # signs only: no launch
 
 
 def _exp(n, what: str):
@@ -240,7 +241,7 @@ def t_div_2exp(x: Operand, n: Counts) -> BigIntArray | int:
     a = coerce(x, context_of(x), "x", signed=True)
     q = ops.shift_right(abs(a), n)
     neg = a < 0
-    return q if not neg.any() else q * [(-1 if f else 1) for f in neg.tolist()]
+    return with_neg(q, neg)
 
 
 def divexact(x: Operand, y: Operand) -> BigIntArray | int:
