@@ -14,6 +14,7 @@ from .mpz.ops import add, add_fixed, compare, mul, mul_low, shift_left, shift_ri
 from .mpz.ops import divmod, floordiv, mod
 from .mpz.powers import isqrt
 from .mpz.modular import Modulus, mulmod, powmod
+from .mpz.multipow import multi_powmod
 from .mpz.gcd import gcd, invert
 from .mpz.construct import concatenate, full, where, zeros
 from .mpz.reduce import argmax, argmin, argsort, max, min, prod, sort, sum
@@ -35,7 +36,7 @@ _sys.modules.setdefault(__name__ + ".array", _sys.modules[__name__ + ".mpz.array
 __version__ = "0.1.0"
 __all__ = [
     "BigIntArray", "Context", "DeviceInfo", "KernelFault", "SetupError", "add", "add_fixed", "array", "compare",
-    "current_context", "devices", "from_limbs", "pinned_empty", "Modulus", "gcd", "invert", "mulmod", "powmod", "mul", "mul_low", "profile", "shift_left", "shift_right", "sub", "sub_fixed",
+    "current_context", "devices", "from_limbs", "pinned_empty", "Modulus", "gcd", "invert", "mulmod", "multi_powmod", "powmod", "mul", "mul_low", "profile", "shift_left", "shift_right", "sub", "sub_fixed",
     "divmod", "floordiv", "isqrt", "mod",  # divmod: the builtin's result on ints, so * may shadow it
     "zeros", "full", "concatenate", "where", "prod", "sort", "argsort", "argmin", "argmax",
     # clbig.sum, clbig.min, clbig.max too, left out of *: `from clbig import *` would shadow the

@@ -9,15 +9,23 @@
 ## mulmod: mont(mont(a, r2), b) = a b mod m, below 3m before two conditional subtractions.
 ## powmod: the fixed window of mont.cl.mako (a table T[d] = a^d R mod m of 2^W entries per
 ##   instance in global memory, as digits), then mont(x, 1) <= m and one subtraction.
+## fixtab / fixpow: one base g and one odd modulus for the batch (Diffie-Hellman, ElGamal): a
+##   table T[j][d] = g^(d 2^(W j)) R mod m shared by every row (fixtab, an item per entry, from
+##   G_j = g^(2^(W j)) mod m computed on the host), then each row is the product of one entry
+##   per window of its exponent: ceil(bits / W) products and no squares (fixpow).
+## multipow: the product of K powers b_k^e_k mod m per row by one shared chain of squares
+##   (Straus): K tables of 2^W entries per instance, then per window W squares and K products.
 ## The multiplier's digits (the row a_i of each step) are staged in local memory, limb j of
 ## item t at j*WG + t so a group's items touch consecutive words; with MLOC m's digits live
 ## there too instead of registers (for N beyond what the registers hold beside y and the
 ## accumulators: mpn/mont52.py REG_MAX).
-<%namespace file="blocks/mont52.mako" import="mont52_defs, digit_rt_defs, window_digit_defs, load_digits, store_limbs, mont52_mul, mont52_sqr, reduce"/>
+<%namespace file="blocks/mont52.mako" import="mont52_defs, digit_rt_defs, window_digit_defs, window_digit_rt_defs, load_digits, store_limbs, mont52_mul, mont52_sqr, reduce"/>
 <%! from clbig.runtime.tmpl import at %>
 <%
-    TW = 1 << W if KERNEL == "powmod" else 0
+    TW = 1 << W if KERNEL != "mulmod" else 0
     NWIN = (ME * 32 + W - 1) // W if KERNEL == "powmod" else 0
+    VARIANT = KERNEL in ("fixtab", "fixpow", "multipow")
+    K = context.get("K", 0)          # bases per row (multipow)
     MM = "@MS" if MSH else "@ML" if MLOC else "mm"
     def glob(name, stride, M):   # row `row`: the instance's, or row 0 for a padding item (MSH)
         return lambda w: "%s[(size_t)row * %s + %du]" % (name, stride, w) if w < M else "0u"
@@ -76,6 +84,17 @@ ${digit_rt_defs()}
     }
 </%def>
 
+<%def name="mtab(k, d, q)">tab[(((size_t)(${k}) * ${TW}u + (${d})) * ${N}u + ${q}u) * nt + inst]</%def>
+<%def name="pick(k)">
+        switch (${k}) {
+% for k in range(context.get("K", 0)):
+        case ${k}u: bp = b${k} + (size_t)row * sb${k}; mb = mb${k}; ep = e${k} + (size_t)row * se${k}; me = me${k}; break;
+% endfor
+        }
+</%def>
+% if VARIANT:
+${window_digit_rt_defs()}
+% endif
 % if KERNEL == "mulmod":
 __kernel __attribute__((reqd_work_group_size(${WG}, 1, 1)))
 void mulmod52(__global const uint *a, ulong sa, __global const uint *b, ulong sb,
@@ -92,7 +111,7 @@ void mulmod52(__global const uint *a, ulong sa, __global const uint *b, ulong sb
     ${reduce("rd", MM, N, 2)}
     ${store_out()}
 }
-% else:
+% elif KERNEL == "powmod":
 ${window_digit_defs(ME, W)}
 
 <%def name="tab_at(d, j)">tab[((size_t)(${d}) * ${N}u + ${j}u) * nt + inst]</%def>
@@ -150,6 +169,168 @@ void powmod52(__global const uint *a, ulong sa, __global const uint *e, ulong se
 % endif
 % for q in range(N):
             y[${q}] = ${tab_at("d", q)};
+% endfor
+        }
+        ${stage("rd")}
+        ${mont52_mul("rd", "XS", "y", MM, N)}
+    }
+    ${reduce("rd", MM, N, 1)}
+    ${store_out()}
+}
+% elif KERNEL == "fixtab":
+## Item t = j TW + d: T[j][d] = G_j^d R mod m by square-and-multiply over the bits of d from
+## x1 = G_j R (a product by r2); d = 0 gives R = mont(r2, 1). Entries leave as doubles, digits
+## contiguous (tab[t * N + q]): a row reads its entry's N words from one place.
+__kernel __attribute__((reqd_work_group_size(${WG}, 1, 1)))
+void fixtab52(__global const uint *g, ulong sg, uint mg, __global const uint *m, ulong sm,
+              __global const uint *r2, __global double *tab, uint n)
+{
+    ${prologue()}
+    const uint j = inst / ${TW}u, d = inst % ${TW}u;
+    const int top = d ? 31 - (int)clz(d) : 0;
+    double x1[${N}];
+    for (int st = 0; st <= 2 * top; ++st) {
+        if (st == 0) {
+            if (d == 0) {
+                ${load_digits("@XS", glob("r2", "0", NM), NM, N)}
+                ${unit("y")}
+            } else {
+% for q in range(N):
+                XS(${q}u) = dig2d(digit_at(g + (size_t)j * sg, mg, ${q}u));
+% endfor
+                ${load_digits("y", glob("r2", "0", NM), NM, N)}
+            }
+        } else if (st & 1) {                /* square */
+            ${stage("rd")}
+% for q in range(N):
+            y[${q}] = dig2d(rd[${q}]);
+% endfor
+        } else {                            /* times x1 where bit top - st/2 of d is set */
+            if (!((d >> (top - st / 2)) & 1u)) continue;
+            ${stage("rd")}
+% for q in range(N):
+            y[${q}] = x1[${q}];
+% endfor
+        }
+        ${mont52_mul("rd", "XS", "y", MM, N)}
+        if (st == 0) {
+% for q in range(N):
+            x1[${q}] = dig2d(rd[${q}]);
+% endfor
+        }
+    }
+% for q in range(N):
+    tab[(size_t)inst * ${N}u + ${q}u] = dig2d(rd[${q}]);
+% endfor
+}
+% elif KERNEL == "fixpow":
+## x = T[0][e_0] T[1][e_1] ... / R^(nwin - 1), then x / R (leaving the Montgomery form), one
+## subtraction. With MSH a zero digit multiplies by T[j][0] = R instead of skipping.
+__kernel __attribute__((reqd_work_group_size(${WG}, 1, 1)))
+void fixpow52(__global const double *tab, __global const uint *e, ulong se, uint me,
+              __global const uint *m, ulong sm, __global uint *out, uint nwin, uint n)
+{
+    ${prologue()}
+    __global const uint *ep = e + (size_t)row * se;
+    {
+        const size_t t = wdigit(ep, me, ${W}u, 0u);
+% for q in range(N):
+        rd[${q}] = d2dig(tab[t * ${N}u + ${q}u]);
+% endfor
+    }
+    for (uint j = 1; j <= nwin; ++j) {
+        if (j == nwin) {
+            ${unit("y")}
+        } else {
+            const uint d = wdigit(ep, me, ${W}u, j * ${W}u);
+% if not MSH:
+            if (d == 0) continue;
+% endif
+            const size_t t = (size_t)j * ${TW}u + d;
+% for q in range(N):
+            y[${q}] = tab[t * ${N}u + ${q}u];
+% endfor
+        }
+        ${stage("rd")}
+        ${mont52_mul("rd", "XS", "y", MM, N)}
+    }
+    ${reduce("rd", MM, N, 1)}
+    ${store_out()}
+}
+% elif KERNEL == "multipow":
+## Per instance K tables T_k[d] = b_k^d R mod m (2^W entries each, in global memory as powmod's
+## one), then, from the top window down, W squares and one product by T_k[digit of e_k] per k.
+__kernel __attribute__((reqd_work_group_size(${WG}, 1, 1)))
+void multipow52(
+% for k in range(K):
+                __global const uint *b${k}, ulong sb${k}, uint mb${k}, __global const uint *e${k}, ulong se${k}, uint me${k},
+% endfor
+                __global const uint *m, ulong sm, __global const uint *r2, ulong sr2,
+                __global uint *out, __global double *tab, uint nwin, uint n)
+{
+    ${prologue()}
+    const size_t nt = (size_t)get_num_groups(0) * ${WG}u;   /* instances the tables hold */
+    __global const uint *bp = b0, *ep = e0;
+    uint mb = 0u, me = 0u;
+    for (uint t = 0; t < ${K * TW}u; ++t) {
+        const uint k = t / ${TW}u, j = t % ${TW}u;
+        if (j == 0) {               /* T_k[0] = R^2 / R = R mod m */
+            ${load_digits("@XS", glob("r2", "sr2", NM), NM, N)}
+            ${unit("y")}
+        } else if (j == 1) {        /* T_k[1] = b_k R^2 / R */
+            ${pick("k")}
+% for q in range(N):
+            XS(${q}u) = dig2d(digit_at(bp, mb, ${q}u));
+% endfor
+            ${load_digits("y", glob("r2", "sr2", NM), NM, N)}
+        } else {                    /* T_k[j] = T_k[j-1] T_k[1] / R */
+            ${stage("rd")}
+        }
+        ${mont52_mul("rd", "XS", "y", MM, N)}
+        if (j == 1) {
+% for q in range(N):
+            y[${q}] = dig2d(rd[${q}]);
+% endfor
+        }
+% for q in range(N):
+        ${mtab("k", "j", q)} = dig2d(rd[${q}]);
+% endfor
+    }
+    {   /* x = T_0[top digit of e_0]; the other bases' top digits are the first K - 1 steps */
+        ${pick("0u")}
+        const uint d = wdigit(ep, me, ${W}u, (nwin - 1u) * ${W}u);
+% for q in range(N):
+        rd[${q}] = d2dig(${mtab("0u", "d", q)});
+% endfor
+    }
+    const uint steps = ${K - 1}u + (nwin - 1u) * ${W + K}u + 1u;
+    for (uint st = 0; st < steps; ++st) {
+        uint k = 0u, win = nwin - 1u, sq = 0u;
+        if (st < ${K - 1}u) {
+            k = st + 1u;
+        } else if (st < steps - 1u) {
+            const uint s2 = st - ${K - 1}u, ph = s2 % ${W + K}u;
+            win = nwin - 2u - s2 / ${W + K}u;
+            if (ph < ${W}u) sq = 1u; else k = ph - ${W}u;
+        }
+        if (st == steps - 1u) {             /* leave the Montgomery form: x / R */
+            ${unit("y")}
+        } else if (sq) {                    /* square */
+% for q in range(N):
+            y[${q}] = dig2d(rd[${q}]);
+% endfor
+% if SQR:
+            ${mont52_sqr("rd", "y", MM, N)}
+            continue;
+% endif
+        } else {                            /* times T_k[digit of e_k] */
+            ${pick("k")}
+            const uint d = wdigit(ep, me, ${W}u, win * ${W}u);
+% if not MSH:
+            if (d == 0) continue;
+% endif
+% for q in range(N):
+            y[${q}] = ${mtab("k", "d", q)};
 % endfor
         }
         ${stage("rd")}

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 import gmpy2
 import numpy as np
 
-from ..mpn import host_powm, mont, mont52
+from ..mpn import host_powm, mont, mont52, mont52_powm
 from ..runtime import plan as P, profiling
 from . import ops
 from .array import BigIntArray, array, host_result
@@ -443,6 +443,8 @@ def _powmod(a, e, m):
         return _powmod_composed(a, e, M, n)
     a = _fit(a, M, fit)
     sa = 0 if (len(a) == 1 and n != 1) else a.m
+    if K is mont52 and _fixed_base(ctx, a, M, pl, n):
+        return _powmod_fixed(ctx, a, e, se, M, pl, rbits, n)
     if M.n == 1 and not M.odd[0]:
         shared = _powmod_even_shared(ctx, a, sa, e, se, M, n)
         if shared is not None:
@@ -452,6 +454,44 @@ def _powmod(a, e, m):
                    r2.data.data, sm, n)
     if not M.odd.all():
         out = _powmod_even(ctx, out, a, e, M, n)
+    return BigIntArray(ctx, out, M.bits)
+
+
+def _fixed_base(ctx, a, M: Modulus, pl, n: int) -> bool:
+    """Whether powmod takes a fixed-base table (mont52_powm): one base, one odd modulus, one item
+    per instance, at least POWMOD_FIXED_ROWS rows."""
+    least = ctx.profile.settings.powmod_fixed_rows
+    return bool(least) and n >= least and len(a) == 1 and M.n == 1 and bool(M.odd[0]) and pl["C"] == 1
+
+
+FIXED_TABLES = 4     # fixed-base tables a context keeps (the newest)
+
+
+def _powmod_fixed(ctx, a, e, se: int, M: Modulus, pl, rbits: int, n: int) -> BigIntArray:
+    """g^e mod m for one base and one odd modulus: the table of g's powers (built on the device
+    from g^(2^(W j)) mod m, which GMP computes on the host: ebits squares), kept in the
+    context's "fixed-base tables" for later calls with the same g, m and exponent length."""
+    m = M.values()[0]
+    g = a.tolist()[0] % m
+    ebits = 32 * e.m
+    w = mont52_powm.fixed_window(ctx, pl, ebits, n)
+    nwin = P.ceil_div(ebits, w)
+    tables = ctx.profile.cache("fixed-base tables")
+    key = (g, m, w, nwin, pl["N"])
+    tab = tables.get(key)
+    if tab is None:
+        x, G = gmpy2.mpz(g), []
+        for _ in range(nwin):
+            G.append(x)
+            x = gmpy2.powmod(x, 1 << w, m)
+        G = array(G, ctx=ctx)
+        tab = mont52_powm.fixed_table(ctx, pl, G.data.data, G.m, G.m, M.m.data.data, M.nm,
+                                      M.r2(rbits).data.data, w, nwin)
+        while len(tables) >= FIXED_TABLES:
+            tables.pop(next(iter(tables)), None)
+        tables[key] = tab
+    out = mont52_powm.powmod_fixed(ctx, pl, tab, w, nwin, e.data.data, se, e.m, M.m.data.data,
+                                   M.nm, n)
     return BigIntArray(ctx, out, M.bits)
 
 

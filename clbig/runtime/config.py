@@ -83,6 +83,9 @@ _TABLE = (
        "costs the latency of one instance, which CPU cores beat on a few rows (default on GPUs "
        "2, 3, 6 rows per host core for moduli of up to 1024, 2048, more bits; 0 on CPU devices; "
        "0: always the device)", False),
+    _s("POWMOD_FIXED_ROWS", "count", 32, "powmod with one base and one odd modulus for at least "
+       "this many rows takes a table of the base's powers shared by every row (kept for the next "
+       "call with the same base, modulus and exponent length; 0: never)", False),
     _s("NO_POOL", "bool", False, "allocate every device buffer anew instead of from the "
        "context's memory pool (finding use-after-free bugs)"),
     _s("POISON", "bool", False, "fill every buffer clbig allocates with a non-zero pattern, so "

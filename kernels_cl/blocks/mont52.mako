@@ -94,6 +94,18 @@ inline uint digit(__global const uint *ep, uint pos)
 }
 </%def>
 
+## wdigit(ep, me, pos): the same with the exponent's limb count me and W at run time (kernels
+## built once for every exponent length: fixed bases and products of powers).
+<%def name="window_digit_rt_defs()">
+inline uint wdigit(__global const uint *ep, uint me, uint w, uint pos)
+{
+    const uint w0 = pos >> 5, sh = pos & 31u;
+    ulong v = w0 < me ? ep[w0] : 0u;
+    if (w0 + 1u < me) v |= (ulong)ep[w0 + 1u] << 32;
+    return (uint)(v >> sh) & ((1u << w) - 1u);
+}
+</%def>
+
 ## dst[0..N) (doubles) = the D-bit digits of the M-limb vector whose limb w is src(w) (a Python
 ## callable giving an expression; limbs past M read as 0).
 <%def name="load_digits(dst, src, M, N)">
