@@ -108,13 +108,14 @@ def digits(nm: int) -> int:
     return P.ceil_div(32 * nm + 2, D)
 
 
-def wanted(ctx, nm: int, n: int) -> bool:
+def wanted(ctx, nm: int, n: int, fill: float = 1.0) -> bool:
     """Whether powmod / mulmod of n instances of nm-limb moduli take this kernel:
     the MONT_FP64 setting (0/1) decides where set; else devices with an exact fma and fast FP64
     (the profile's facts: on GPUs only those with half-rate FP64, profile.NV_FAST_FP64 and
     AMD_FAST_FP64), on GPUs from FILL instances per compute unit (the MONT52_FILL setting
     overrides): smaller batches fill the GPU better with the int32 kernel's instances spread
-    over several items. Measured (H200,
+    over several items (`fill` scales that rule: forms that save most of the products, as a
+    fixed base's table, take the kernel from fewer instances). Measured (H200,
     2026-11-24, 512-bit exponents, bench/README.md): 100000 instances, 1024 bits 5.68 M/s
     against 3.90 (int32), 2048 bits 1.35 against 0.89, 4096 bits 0.05-0.12 against 0.21 (N = 81
     digits spill; N_MAX keeps them on int32); PoCL on this CI machine's CPU, 1024 bits 12.5
@@ -126,7 +127,7 @@ def wanted(ctx, nm: int, n: int) -> bool:
     if not f.exact_fma or not f.fast_fp64:
         return False
     if f.is_gpu:
-        return n >= s.mont52_fill * f.compute_units
+        return n >= fill * s.mont52_fill * f.compute_units
     return True
 
 

@@ -204,13 +204,14 @@ def _context(*xs):
     return current_context()
 
 
-def _kernel(ctx, M: Modulus, n: int, coop: bool = False):
+def _kernel(ctx, M: Modulus, n: int, coop: bool = False, fill: float = 1.0):
     """(module, plan, fit, rbits) of the Montgomery kernel for n instances of M's moduli:
     mpn.mont52 where it is wanted and fits (mont52.wanted), else mpn.mont; plan None where
     neither fits one work-group. Both modules take the same calls; fit is the most limbs an
     operand may have (it must be below R), rbits is log2 R (R^2 mod m is computed for it).
-    coop (powmod): mont52 may spread an instance over several items (mont52.wanted_coop)."""
-    if mont52.wanted(ctx, M.nm, n):
+    coop (powmod): mont52 may spread an instance over several items (mont52.wanted_coop); fill
+    scales the instances per compute unit from which GPUs take mont52 (mont52.wanted)."""
+    if mont52.wanted(ctx, M.nm, n, fill):
         pl = mont52.plan(ctx, M.nm, n, coop=coop and mont52.wanted_coop(ctx, M.nm, n))
         if pl is not None:
             return mont52, pl, mont52.fit(pl), mont52.rbits(pl)
@@ -438,13 +439,15 @@ def _powmod(a, e, m):
     n, (sa, se, sm) = _broadcast(a, e, M.m)
     if n == 0:
         return BigIntArray(ctx, ctx.empty((0, M.nm)), M.bits)
+    if _fixed_base(ctx, a, M, n):
+        K, pl, fit, rbits = _kernel(ctx, M, n, fill=0.0)
+        if K is mont52 and pl["C"] == 1:
+            return _powmod_fixed(ctx, a, e, se, M, pl, rbits, n)
     K, pl, fit, rbits = _kernel(ctx, M, n, coop=True)
     if pl is None:
         return _powmod_composed(a, e, M, n)
     a = _fit(a, M, fit)
     sa = 0 if (len(a) == 1 and n != 1) else a.m
-    if K is mont52 and _fixed_base(ctx, a, M, pl, n):
-        return _powmod_fixed(ctx, a, e, se, M, pl, rbits, n)
     if M.n == 1 and not M.odd[0]:
         shared = _powmod_even_shared(ctx, a, sa, e, se, M, n)
         if shared is not None:
@@ -457,11 +460,14 @@ def _powmod(a, e, m):
     return BigIntArray(ctx, out, M.bits)
 
 
-def _fixed_base(ctx, a, M: Modulus, pl, n: int) -> bool:
-    """Whether powmod takes a fixed-base table (mont52_powm): one base, one odd modulus, one item
-    per instance, at least POWMOD_FIXED_ROWS rows."""
+def _fixed_base(ctx, a, M: Modulus, n: int) -> bool:
+    """Whether powmod may take a fixed-base table (mont52_powm, where the one-item FP64 kernel
+    has a plan): one base, one odd modulus, at least POWMOD_FIXED_ROWS rows. On GPUs from any
+    such batch: a row is then bits / W products, not bits (1 + 1 / w), so the FP64 kernel wins
+    where the general powmod would spread instances over the int32 kernel's items (H200,
+    2048 bits, 10000 rows: see bench/README.md)."""
     least = ctx.profile.settings.powmod_fixed_rows
-    return bool(least) and n >= least and len(a) == 1 and M.n == 1 and bool(M.odd[0]) and pl["C"] == 1
+    return bool(least) and n >= least and len(a) == 1 and M.n == 1 and bool(M.odd[0])
 
 
 FIXED_TABLES = 4     # fixed-base tables a context keeps (the newest)

@@ -23,6 +23,13 @@ from .modular import Modulus, _broadcast, _context, _fit, _kernel, _python_base,
 Powers = Union[Sequence[Sequence[Integer]], Sequence[Integer], Sequence[BigIntArray], np.ndarray]
 
 
+# GPUs take the multipow kernel from half the instances per compute unit from which powmod
+# takes mont52 (mont52.wanted's FILL): below that the int32 kernel spreads an instance over
+# items and one power by it costs 0.5-0.75 of the FP64 one (mont52.FILL's measurements), but
+# composing k of them costs k powers and k - 1 products against about 1 + 0.2 (k - 1).
+MULTI_FILL = 0.5
+
+
 def _columns(X, name: str) -> tuple[list, bool]:
     """(the k columns of X as operands, whether X was one row of plain ints). X is a sequence of
     k clbig arrays (columns), a 2-D numpy array or a list of n rows of k ints, or one row of k
@@ -127,7 +134,7 @@ def _by_shared_squares(ctx, bcols, ecols, m) -> BigIntArray | None:
     n, _ = _broadcast(*bs, *es, M.m)
     if n == 0:
         return BigIntArray(ctx, ctx.empty((0, M.nm)), M.bits)
-    K, pl, fit, rbits = _kernel(ctx, M, n)
+    K, pl, fit, rbits = _kernel(ctx, M, n, fill=MULTI_FILL)
     if K is not mont52 or pl["C"] != 1:
         return None
     bs = [_fit(b, M, fit) for b in bs]
