@@ -126,3 +126,21 @@ def test_raw_rsa_errors():
         rsa.private(key, [1, 2.0])
     with pytest.raises(TypeError, match="RSAPrivateKey"):
         rsa.private(key.public_key(), [1])
+
+
+def test_bench_scheme_rows(ctx, monkeypatch):
+    """`python -m clbig.bench --e2e`'s rows for these schemes (clbig/bench/schemes.py) on a few
+    values: each runs beside phe or gmpy2, is checked, and reads as a table; without phe, its
+    rows say they were skipped."""
+    import sys
+
+    from clbig.bench import endtoend, schemes
+    keys = list(schemes.SCHEMES)
+    rows = endtoend.run_e2e(ctx, keys, quick=True, scale=4, gmpy2_seconds=0.05, workers=1, log=lambda s: None)
+    assert [r["key"] for r in rows] == keys and all(r["ok"] and "status" not in r for r in rows)
+    assert [r["n"] for r in rows] == [s.n_quick >> 4 for s in schemes.SCHEMES.values()]
+    table = endtoend.markdown(rows)
+    assert all(f"| {s.label} |" in table for s in schemes.SCHEMES.values())
+    monkeypatch.setitem(sys.modules, "phe", None)          # import phe raises ImportError
+    row = schemes.run(ctx, "paillier2048dot", 3, quick=True, seconds=0.05, workers=1, log=lambda s: None)
+    assert row["status"] == "skipped: phe not installed" and "skipped: phe not installed" in schemes.markdown([row])

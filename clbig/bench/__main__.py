@@ -115,14 +115,15 @@ def _parser() -> argparse.ArgumentParser:
                     help="comma-separated subset of the --cold families (default: all)")
     ap.add_argument("--e2e", action="store_true",
                     help="instead of the suite: users' workloads from Python ints or numpy limbs back "
-                         "to them (products, divmod, powmod, RSA-CRT, gcd), wall time and its phases, "
-                         "beside gmpy2 on one core and on every core; --device '0+1' (selectors joined "
-                         "by +) or 'all-gpus' runs them on several devices as one context; writes "
+                         "to them (products, divmod, powmod, RSA-CRT, gcd; Paillier and RSA blind "
+                         "signing over phe's and cryptography's keys, beside phe), wall time and its "
+                         "phases, beside gmpy2 on one core and on every core; --device '0+1' (selectors "
+                         "joined by +) or 'all-gpus' runs them on several devices as one context; writes "
                          "<device>_<date>_e2e.md and .json into --out")
     ap.add_argument("--e2e-ops", default=None,
                     help="comma-separated subset of the --e2e workloads (default: all)")
     ap.add_argument("--workers", type=int, default=None,
-                    help="processes of the gmpy2 pool beside --e2e (default: every host core)")
+                    help="processes of the gmpy2 (and phe) pool beside --e2e (default: every host core)")
     return ap
 
 

@@ -10,6 +10,7 @@ gmpy2). It is timed twice:
 Beside it, gmpy2 on one core and gmpy2 in a process pool on every host core, in the same run
 (each run on as many elements as fit its time budget, scaled to the batch; the table says where
 it was scaled). clbig's results are checked against gmpy2's on every element gmpy2 computed.
+The rows of clbig.crypto's schemes (Paillier beside phe, RSA blind signing) run in schemes.py.
 """
 from __future__ import annotations
 
@@ -27,6 +28,8 @@ import clbig
 from clbig.mpn import convert
 from clbig.mpz.array import limbs_to_ints
 from clbig.scale import stream
+
+from . import schemes
 
 mpz = gmpy2.mpz
 
@@ -273,6 +276,10 @@ def workloads() -> dict:
                  _rsa_user, _rsa_phased),
         Workload("gcd2048", "gcd of 2048-bit pairs, list -> list", 262_144, 2048, _pairs(2048, 2048), gcd_u, gcd_p),
     ]
+    # Paillier and RSA over phe's and cryptography's keys, beside phe or gmpy2: their own runner
+    # (schemes.py)
+    W += [Workload(s.key, s.label, s.n_full, s.n_quick, None, None, None, kind="scheme")
+          for s in schemes.SCHEMES.values()]
     return {w.key: w for w in W}
 
 
@@ -320,6 +327,9 @@ def run_e2e(ctx, keys=None, quick: bool = False, scale: int = 0, gmpy2_seconds: 
     for key in keys or list(W):
         w = W[key]
         n = max(1, (w.n_quick if quick else w.n_full) >> scale)
+        if w.kind == "scheme":
+            rows_out.append(schemes.run(ctx, key, n, quick=quick, seconds=gmpy2_seconds, workers=workers, log=log))
+            continue
         rng = random.Random(20261127)
         cols, gm_rows = w.make(rng, n)
         if w.kind != "list":
@@ -372,6 +382,13 @@ def _line(r) -> str:
 
 
 def markdown(rows: list[dict]) -> str:
+    scheme_rows = [r for r in rows if r.get("scheme")]
+    rows = [r for r in rows if not r.get("scheme")]
+    tables = ([_plain_markdown(rows)] if rows else []) + ([schemes.markdown(scheme_rows)] if scheme_rows else [])
+    return "\n".join(tables)
+
+
+def _plain_markdown(rows: list[dict]) -> str:
     phases = ["convert in", "upload", "kernels", "download", "convert out"]
     out = ["| workload | n | clbig wall ms | " + " | ".join(f"{p} ms" for p in phases)
            + " | gmpy2 1 core ms | × 1 core | gmpy2 all cores ms | × all cores | checked |",
