@@ -66,6 +66,26 @@ def test_paillier_sum_dot_matmul_as_phe():
         cp.matmul(pk, c[:2], [[1]])
 
 
+def test_paillier_add_as_phe():
+    """Element by element, exponents aligned per pair (ints against floats), a length-one side
+    broadcast, empty sides; the ciphertexts equal phe's own sums."""
+    pk, sk = keypair(1024)
+    rng = random.Random(6)
+    va = [rng.randrange(-10 ** 9, 10 ** 9) for _ in range(6)] + [0.5, -3.25, 0, 2 ** 60]
+    vb = [1.75, -1, 0] + [rng.randrange(-10 ** 9, 10 ** 9) for _ in range(6)] + [-(2 ** 60)]
+    a, b = cp.encrypt(pk, va), cp.encrypt(pk, vb)
+    got = cp.add(pk, a, b)
+    want = [x + y for x, y in zip(a, b)]
+    assert [(g.ciphertext(False), g.exponent) for g in got] == [(w.ciphertext(False), w.exponent) for w in want]
+    assert [sk.decrypt(g) for g in got] == [sk.decrypt(w) for w in want]
+    assert [sk.decrypt(g) for g in cp.add(pk, a, b[:1])] == [sk.decrypt(x + b[0]) for x in a]
+    assert cp.add(pk, [], []) == [] and cp.add(pk, a[:1], []) == []
+    with pytest.raises(ValueError, match="3 and 2 ciphertexts"):
+        cp.add(pk, a[:3], b[:2])
+    with pytest.raises(TypeError, match="add: b: element 1 is int"):
+        cp.add(pk, a[:2], [b[0], 7])
+
+
 def test_paillier_errors_name_the_element():
     pk, sk = keypair(1024)
     other_pk, _ = keypair(2048)

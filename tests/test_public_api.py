@@ -38,7 +38,7 @@ except ImportError:
     pass
 else:
     EXTRA.update({f"paillier.{n}": f"clbig.crypto.paillier.{n}"
-                  for n in ("encrypt", "decrypt", "decrypt_raw", "sum", "dot", "matmul")})
+                  for n in ("encrypt", "decrypt", "decrypt_raw", "add", "sum", "dot", "matmul")})
     EXTRA.update({f"rsa.{n}": f"clbig.crypto.rsa.{n}" for n in ("private", "public")})
 MODULES_ALLOWED = {"fused", "dask"}
 

@@ -240,6 +240,61 @@ def _product(arr: BigIntArray, M: Modulus) -> int:
     return arr.tolist()[0]
 
 
+def add(public_key: PaillierPublicKey, a: Sequence[EncryptedNumber],
+        b: Sequence[EncryptedNumber]) -> list:
+    """The encrypted sums ``a[i] + b[i]`` of phe `EncryptedNumber`s, each as phe's ``+`` gives it
+    (the pair's exponents aligned to the lesser, as phe aligns them), in one batch.
+
+    Parameters
+    ----------
+    public_key : phe.paillier.PaillierPublicKey
+        The key every number was encrypted against.
+    a, b : sequences of phe.paillier.EncryptedNumber
+        Of equal lengths, or one of them of length one (it is added to every element of the
+        other).
+
+    Returns
+    -------
+    list of phe.paillier.EncryptedNumber
+        The sums.
+
+    Raises
+    ------
+    ValueError
+        For lengths that differ and are not one, or a number of another key (naming the index).
+    TypeError
+        For an element that is not an EncryptedNumber.
+
+    Examples
+    --------
+    >>> from phe import paillier
+    >>> from clbig.crypto import paillier as cp
+    >>> pk, sk = paillier.generate_paillier_keypair(n_length=512)
+    >>> [sk.decrypt(x) for x in cp.add(pk, cp.encrypt(pk, [1, 2.5]), cp.encrypt(pk, [10]))]
+    [11, 12.5]
+    """
+    paillier = _phe()
+    a, b = list(a), list(b)
+    if len(a) != len(b) and 1 not in (len(a), len(b)):
+        raise ValueError(f"add: {len(a)} and {len(b)} ciphertexts (equal lengths, or one of them 1)")
+    _check_keys(public_key, a, "add: a")
+    _check_keys(public_key, b, "add: b")
+    if not a or not b:
+        return []
+    n = max(len(a), len(b))
+    a, b = (x * n if len(x) == 1 else x for x in (a, b))
+    least = [min(x.exponent, y.exponent) for x, y in zip(a, b)]
+    M = Modulus(public_key.nsquare)
+
+    def aligned(cts):
+        arr = array([x.ciphertext(be_secure=False) for x in cts])
+        ups = [paillier.EncodedNumber.BASE ** (x.exponent - e) for x, e in zip(cts, least)]
+        return powmod(arr, ups, M) if any(u != 1 for u in ups) else arr
+
+    c = mulmod(aligned(a), aligned(b), M).tolist()
+    return [paillier.EncryptedNumber(public_key, x, e) for x, e in zip(c, least)]
+
+
 def sum(public_key: PaillierPublicKey, ciphertexts: Sequence[EncryptedNumber]) -> EncryptedNumber:
     """The encrypted sum of phe `EncryptedNumber`s, as phe's ``+`` gives it (exponents aligned
     to the least, as phe aligns them).
