@@ -36,7 +36,7 @@ DIG = 30                 # bits per digit in the kernel
 # work-items per group aimed at (one instance each): the GCD_WG setting's default
 WG = config.SETTINGS["GCD_WG"].default
 # Private arrays up to this many words per work-item (16 KiB: the inverse's five vectors to
-# ~24000 bits), else the global scratch. H200, 2026-11-24 (bench/results/gcd-h200-2026-11-24b.log,
+# ~24000 bits), else the global scratch. H200, 2026-11-24 (bench/results/gcd-h200-2026-11-24.log, second run,
 # 100,000 instances): private wins the gcd at 1024..8192 bits by 5-23% and the inverse by 12%
 # (1024 bits) to 70% (8192); on PoCL the global scratch is many times slower (strided rows of
 # one work-item's loop).
@@ -56,7 +56,7 @@ def digits(limbs: int, spare: int = 0) -> int:
 def cofactor_rounds(s: config.Settings) -> int:
     """Rounds per cofactor update of the inverse under settings `s` (the GCD_COF setting, 1|2,
     default COF): 2 halves the passes over the cofactors (H200,
-    bench/results/gcd-h200-2026-11-24b.log)."""
+    bench/results/gcd-h200-2026-11-24.log, second run)."""
     return int(s.gcd_cof)
 
 
