@@ -1,4 +1,4 @@
-# Finding: gcd and inverse storage and cofactor schedule (the defaults of clbig's gcd_n); bench/README.md, "Modular arithmetic and gcd" (results/gcd-h200-2026-11-24.log, results/gcd-h200-2026-11-24.log (second run)).
+# Finding: gcd and inverse storage and cofactor schedule (the defaults of clbig's gcd_n); bench/README.md, "Modular arithmetic and gcd" (results/gcd-h200-2026-11-24.log, both runs).
 """Batched gcd and modular inverse on one device: n instances (default 100,000) of 1024 to 8192
 bits, each with its own random odd modulus, in M instances per second of device time (median of
 --reps launches), spot-checked against gmpy2, beside gmpy2 on one host thread and the issue's
