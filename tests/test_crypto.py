@@ -102,6 +102,10 @@ def test_paillier_errors_name_the_element():
         cp.decrypt_raw(sk, [pk.nsquare])
     with pytest.raises(ValueError, match="element 1 was encrypted against a different key"):
         cp.sum(pk, [c[0], other_pk.encrypt(1)])
+    with pytest.raises(ValueError, match="Integer needs to be within"):   # phe's own words
+        cp.encrypt(pk, [1, pk.max_int + 1])
+    rs = cp._obfuscators(pk.n, 2000)                     # bulk draws stay in [1, n), distinct
+    assert all(1 <= r < pk.n for r in rs) and len(set(rs)) == 2000 and max(rs).bit_length() == pk.n.bit_length()
 
 
 @pytest.mark.large
