@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from ..mpz import ops
+from ..mpz.array import array
 from ..mpz.modular import mulmod, powmod
 
 
@@ -99,8 +100,9 @@ def private(key: Any, values: Sequence[int | bytes]) -> list:
     if not vals:
         return []
     p, q = nums.p, nums.q
-    m1 = powmod(ops.mod(vals, p), nums.dmp1, p)
-    m2 = powmod(ops.mod(vals, q), nums.dmq1, q)
+    x = array(vals)                      # converted once for both halves of the CRT
+    m1 = powmod(ops.mod(x, p), nums.dmp1, p)
+    m2 = powmod(ops.mod(x, q), nums.dmq1, q)
     h = mulmod(ops.mod(ops.sub(m1, m2), p), nums.iqmp, p)
     return _out(ops.add(m2, ops.mul(h, q)).tolist(), n, as_bytes)
 
