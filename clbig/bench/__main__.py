@@ -19,7 +19,7 @@ import clbig
 from clbig.runtime import config
 from clbig.runtime.devices import SetupError
 
-from . import report
+from . import powforms, report
 from .latency import LATENCY_SIZES, latency_markdown, run_latency
 from .modular import MOD_OPS, MOD_SIZES, QUICK_MOD_SIZES
 from .suite import (DEFAULT_HUGE_SIZES, DEFAULT_REPS, DEFAULT_SIZES, GMPY2_SECONDS, OPS, QUICK_HUGE_SIZES,
@@ -107,6 +107,10 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--few", action="store_true",
                     help="powmod of a few rows (1 to 64), list to list, auto against the device "
                          "path and gmpy2 on one core and on every core; writes <device>_<date>_few.md")
+    ap.add_argument("--powforms", action="store_true",
+                    help="instead of the suite: powmod with one base for the batch (its table) and "
+                         "multi_powmod against the general powmod and gmpy2 (python -m "
+                         "clbig.bench.powforms; --out: its JSON)")
     ap.add_argument("--cold", action="store_true",
                     help="each family's first call in a fresh process with empty kernel caches, "
                          "with the disk caches warm, and warm, beside gmpy2 on one core; writes "
@@ -216,6 +220,8 @@ def main(argv=None) -> int:
         return _few(args)
     if args.cold:
         return _cold(args)
+    if args.powforms:
+        return powforms.main(["--out", os.path.join(args.out, "powforms.json")] if args.out else [])
     scale = args.scale if args.scale is not None else (QUICK_SCALE if args.quick else 0)
     max_op_seconds = args.max_op_seconds
     if max_op_seconds is None and args.quick:

@@ -149,6 +149,7 @@ def main(argv=None) -> int:
                     print(json.dumps({k: (round(v, 3) if isinstance(v, float) else v) for k, v in r.items()}),
                           flush=True)
     if args.out:
+        os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
         with open(args.out, "w") as f:
             json.dump(out, f, indent=1)
     return 0
