@@ -21,7 +21,7 @@ import numpy as np
 
 from . import bitops, ops
 from .array import BigIntArray
-from .coerce import coerce, context_of, is_scalar
+from .coerce import coerce, context_of, is_scalar, scalar_call
 from .numtheory import bit_count
 from .rounding import _exp
 
@@ -38,6 +38,7 @@ def _bit(x: BigIntArray, n):
     return 1 << n if is_scalar(n) else ops.shift_left(1, n)
 
 
+@scalar_call("x", counts=("n",))
 def bit_test(x: Operand, n: Counts) -> np.ndarray | bool:
     """Whether bit n of every value is set, as `gmpy2.bit_test` (two's complement for
     negative values).
@@ -68,15 +69,12 @@ def bit_test(x: Operand, n: Counts) -> np.ndarray | bool:
     [True, False, True, False]
     """
     n = _exp(n, "bit_test")
-    if is_scalar(x) and is_scalar(n):
-        return bool(bit_test([x], n)[0])
     return ops.compare(bitops.bitwise("and", ops.shift_right(_x(x), n), 1), 1, "eq")
 
 
+@scalar_call("x", counts=("n",))
 def _with_bit(op: str, x, n, name: str):
     n = _exp(n, name)
-    if is_scalar(x) and is_scalar(n):
-        return _with_bit(op, [x], n, name).tolist()[0]
     a = _x(x)
     b = _bit(a, n)
     if op == "andnot":
@@ -177,6 +175,11 @@ def bit_flip(x: Operand, n: Counts) -> BigIntArray | int:
     return _with_bit("xor", x, n, "bit_flip")
 
 
+def _found(i: int) -> int | None:
+    """gmpy2's answer for a bit index: None where there is none (-1)."""
+    return None if i < 0 else i
+
+
 def _scan1(a: BigIntArray, n) -> np.ndarray:
     y = ops.shift_right(a, n)
     low = bitops.bitwise("and", y, -y)                  # the lowest set bit, 0 where y = 0
@@ -186,6 +189,7 @@ def _scan1(a: BigIntArray, n) -> np.ndarray:
     return np.where(found, tz + start, -1).astype(np.int64)
 
 
+@scalar_call("x", counts=("n",), then=_found)
 def bit_scan1(x: Operand, n: Counts = 0) -> np.ndarray | int | None:
     """The index of the first set bit at or above n, as `gmpy2.bit_scan1` (two's complement
     for negative values, which always have one).
@@ -217,12 +221,10 @@ def bit_scan1(x: Operand, n: Counts = 0) -> np.ndarray | int | None:
     ([3, -1, 3, 3], None)
     """
     n = _exp(n, "bit_scan1")
-    if is_scalar(x) and is_scalar(n):
-        got = int(bit_scan1([x], n)[0])
-        return None if got < 0 else got
     return _scan1(_x(x), n)
 
 
+@scalar_call("x", counts=("n",), then=_found)
 def bit_scan0(x: Operand, n: Counts = 0) -> np.ndarray | int | None:
     """The index of the first clear bit at or above n, as `gmpy2.bit_scan0` (two's complement
     for negative values, which may have none).
@@ -254,12 +256,10 @@ def bit_scan0(x: Operand, n: Counts = 0) -> np.ndarray | int | None:
     ([3, 0, -1, 1], None)
     """
     n = _exp(n, "bit_scan0")
-    if is_scalar(x) and is_scalar(n):
-        got = int(bit_scan0([x], n)[0])
-        return None if got < 0 else got
     return _scan1(~_x(x), n)
 
 
+@scalar_call("x")
 def popcount(x: Operand) -> np.ndarray | int:
     """The number of set bits of every value, as `gmpy2.popcount`: -1 for a negative value
     (infinitely many in two's complement).
@@ -285,8 +285,6 @@ def popcount(x: Operand) -> np.ndarray | int:
     >>> clbig.popcount([0, 255, -1, 2**100 + 1]).tolist(), clbig.popcount(7)
     ([0, 8, -1, 2], 3)
     """
-    if is_scalar(x):
-        return int(popcount([x])[0])
     a = _x(x)
     return np.where(a < 0, -1, bit_count(a)).astype(np.int64)
 

@@ -10,17 +10,23 @@ names are public within clbig.mpz, not part of clbig's API.
  * check_unsigned: ValueError naming the first negative value of a list;
  * coerce: any operand as a BigIntArray of a given context (non-negative unless signed);
  * context_of: the context of the first array among the operands, else the current one;
- * operands: two operands coerced to one context and broadcast.
-Built on mpz.array (storage) and mpz.signs (clean_neg: a -0 is not negative).
+ * operands: two operands coerced to one context and broadcast;
+ * scalar_call: a decorator letting an operation take plain integers for its operands (the
+   call runs on one-element lists and answers with Python scalars, as gmpy2).
+Built on mpz.array (storage), mpz.signs (clean_neg: a -0 is not negative) and mpz.dispatch
+(scalar: a one-row result as Python values).
 """
 from __future__ import annotations
 
+import functools
+import inspect
 import numbers
 
 import numpy as np
 
 from . import signs
 from .array import BigIntArray, array, negative_error
+from .dispatch import scalar
 from .types import MPZ
 from ..runtime.devices import current_context
 
@@ -110,3 +116,35 @@ def operands(a, b, signed: bool = False):
     sa = 0 if (na == 1 and n != 1) else a.m
     sb = 0 if (nb == 1 and n != 1) else b.m
     return a, b, n, sa, sb
+
+
+def scalar_call(*names: str, counts: tuple[str, ...] = (), then=None):
+    """Let an operation take plain integers (is_scalar) for its operands, as gmpy2's functions.
+
+    A call in which every parameter of `names` and `counts` (a parameter left out counts by
+    its default) is a plain integer runs with each of `names` as a one-element list, `counts`
+    as given (a shift or bit position: one for the batch), and returns that one row as Python
+    values (`scalar`: an int, a bool, a tuple of them), passed through `then` where given.
+    Any other call runs as written. Outermost where the operation also carries dispatch.rows,
+    so that the one-row call goes through it as a call of the operation itself.
+    """
+    def deco(fn):
+        sig = inspect.signature(fn).parameters
+        order = list(sig)
+        spots = [(order.index(p), p, sig[p].default, p in names) for p in (*names, *counts)]
+
+        @functools.wraps(fn)
+        def call(*args, **kw):
+            for i, p, d, _ in spots:
+                if not is_scalar(args[i] if i < len(args) else kw.get(p, d)):
+                    return fn(*args, **kw)
+            args = list(args)
+            for i, p, d, wrap in spots:
+                if wrap and i < len(args):
+                    args[i] = [args[i]]
+                elif wrap:
+                    kw[p] = [kw.get(p, d)]
+            r = scalar(fn(*args, **kw))
+            return r if then is None else then(r)
+        return call
+    return deco

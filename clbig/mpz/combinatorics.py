@@ -35,8 +35,13 @@ def _args(n, what: str, nonneg: bool = True) -> list:
     return [int(v) for v in vals]
 
 
-def _result(values: list, like) -> BigIntArray:
-    return array(values, ctx=context_of(like) if isinstance(like, BigIntArray) else None)
+def _result(values: list, *args) -> BigIntArray | int:
+    """The one value for plain-integer arguments (no device involved), else the values as an
+    array of the first BigIntArray argument's context (the current one where there is none)."""
+    if all(map(is_scalar, args)):
+        return values[0]
+    like = next((a for a in args if isinstance(a, BigIntArray)), None)
+    return array(values, ctx=None if like is None else context_of(like))
 
 
 def fac(n: Counts) -> BigIntArray | int:
@@ -65,8 +70,7 @@ def fac(n: Counts) -> BigIntArray | int:
     >>> clbig.fac([0, 1, 5, 20]).tolist(), clbig.fac(25)
     ([1, 1, 120, 2432902008176640000], 15511210043330985984000000)
     """
-    vals = [int(gmpy2.fac(v)) for v in _args(n, "fac")]
-    return vals[0] if is_scalar(n) else _result(vals, n)
+    return _result([int(gmpy2.fac(v)) for v in _args(n, "fac")], n)
 
 
 def fib(n: Counts) -> BigIntArray | int:
@@ -96,8 +100,7 @@ def fib(n: Counts) -> BigIntArray | int:
     >>> clbig.fib([0, 1, 2, 10, 100]).tolist()
     [0, 1, 1, 55, 354224848179261915075]
     """
-    vals = [int(gmpy2.fib(v)) for v in _args(n, "fib")]
-    return vals[0] if is_scalar(n) else _result(vals, n)
+    return _result([int(gmpy2.fib(v)) for v in _args(n, "fib")], n)
 
 
 def binomial(n: Counts, k: Counts) -> BigIntArray | int:
@@ -137,10 +140,7 @@ def binomial(n: Counts, k: Counts) -> BigIntArray | int:
                          "lengths or length 1)")
     cnt = max(len(ns), len(ks)) if ns and ks else 0
     ns, ks = ns * cnt if len(ns) == 1 else ns, ks * cnt if len(ks) == 1 else ks
-    vals = [int(gmpy2.comb(a, b)) for a, b in zip(ns, ks)]
-    if is_scalar(n) and is_scalar(k):
-        return vals[0]
-    return _result(vals, n if isinstance(n, BigIntArray) else k)
+    return _result([int(gmpy2.comb(a, b)) for a, b in zip(ns, ks)], n, k)
 
 
 __all__ = ["binomial", "fac", "fib"]

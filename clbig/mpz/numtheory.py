@@ -49,7 +49,7 @@ from .array import BigIntArray, from_limbs, limbs_for
 from .dispatch import rows
 from .gcd import gcd, invert
 from .modular import Modulus, mulmod, powmod
-from .coerce import coerce, context_of, is_scalar, operands
+from .coerce import coerce, context_of, operands, scalar_call
 from .powers import power
 from .signs import _KEEP, _MINUS1, _PLUS1, nonzero, pick, select, step
 from .types import MPZ
@@ -99,6 +99,7 @@ def _ints(mask: np.ndarray) -> list[int]:
 
 
 # -- bit_count --------------------------------------------------------------------------------
+@scalar_call("a")
 @rows("add")
 def bit_count(a: Operand) -> np.ndarray | int:
     """The number of set bits of every magnitude, as Python's `int.bit_count`.
@@ -127,13 +128,12 @@ def bit_count(a: Operand) -> np.ndarray | int:
     >>> clbig.bit_count([0, 7, -255, 2**100 - 1]).tolist(), clbig.bit_count(-5)
     ([0, 3, 8, 100], 2)
     """
-    if is_scalar(a):
-        return int(bit_count([a])[0])
     a = coerce(a, context_of(a), "a", signed=True)
     return numtheory_n.popcount(a.ctx, a.data.data, a.m, a.m, len(a))
 
 
 # -- lcm --------------------------------------------------------------------------------------
+@scalar_call("a", "b")
 @rows("gcd")
 def lcm(a: Operand, b: Operand) -> BigIntArray | int:
     """The least common multiple of every pair of magnitudes, exact, as `gmpy2.lcm`.
@@ -165,8 +165,6 @@ def lcm(a: Operand, b: Operand) -> BigIntArray | int:
     >>> clbig.lcm([4, -6, 0], [6, 4, 5]).tolist(), clbig.lcm(21, 6)
     ([12, 12, 0], 42)
     """
-    if is_scalar(a) and is_scalar(b):
-        return lcm([a], [b]).tolist()[0]
     a, b, n, _, _ = operands(a, b, signed=True)
     a, b = abs(a), abs(b)
     if n == 0:
@@ -176,6 +174,7 @@ def lcm(a: Operand, b: Operand) -> BigIntArray | int:
 
 
 # -- gcdext -----------------------------------------------------------------------------------
+@scalar_call("a", "b")
 @rows("gcd")
 def gcdext(a: Operand, b: Operand) -> tuple[BigIntArray, BigIntArray, BigIntArray] | tuple[int, int, int]:
     """The gcd and Bezout coefficients of every pair: g = gcd(a, b) = a s + b t.
@@ -216,9 +215,6 @@ def gcdext(a: Operand, b: Operand) -> tuple[BigIntArray, BigIntArray, BigIntArra
     >>> clbig.gcdext(12, 18)
     (6, -1, 1)
     """
-    if is_scalar(a) and is_scalar(b):
-        g, s, t = gcdext([a], [b])
-        return g.tolist()[0], s.tolist()[0], t.tolist()[0]
     a, b, n, _, _ = operands(a, b, signed=True)
     if n == 0:
         return _empty(a.ctx, b.bits), _empty(a.ctx, b.bits), _empty(a.ctx, a.bits)
@@ -259,6 +255,7 @@ def _root_index(k) -> int:
     return k
 
 
+@scalar_call("a")
 @rows("div")
 def iroot(a: Operand, k: Integer) -> tuple[BigIntArray, np.ndarray] | tuple[int, bool]:
     """The integer k-th root of every element and whether it is exact, as `gmpy2.iroot`.
@@ -296,9 +293,6 @@ def iroot(a: Operand, k: Integer) -> tuple[BigIntArray, np.ndarray] | tuple[int,
     (33554432, True)
     """
     k = _root_index(k)
-    if is_scalar(a):
-        r, exact = iroot([a], k)
-        return r.tolist()[0], bool(exact[0])
     a = coerce(a, context_of(a), "a", signed=True)
     neg = signs.clean_neg(a)
     if neg is not None:
@@ -342,6 +336,7 @@ def _newton_root(a: BigIntArray, k: int, cap: int) -> BigIntArray:
 
 
 # -- jacobi -----------------------------------------------------------------------------------
+@scalar_call("a", "n")
 @rows("gcd")
 def jacobi(a: Operand, n: Operand) -> np.ndarray | int:
     """The Jacobi symbol (a / n) of every pair, as `gmpy2.jacobi`.
@@ -376,8 +371,6 @@ def jacobi(a: Operand, n: Operand) -> np.ndarray | int:
     >>> clbig.jacobi([2, 3, 5, -1, 6], [7, 7, 15, 3, 9]).tolist(), clbig.jacobi(1001, 9907)
     ([1, -1, 0, -1, 0], -1)
     """
-    if is_scalar(a) and is_scalar(n):
-        return int(jacobi([a], [n])[0])
     a, m, cnt, sa, sm = operands(a, n, signed=True)
     if cnt == 0:
         return np.zeros(0, np.int8)
@@ -417,6 +410,7 @@ def _bases(reps: int) -> list[int]:
     return out
 
 
+@scalar_call("a")
 @rows("mod")
 def is_prime(a: Operand, reps: int = 25) -> np.ndarray | bool:
     """Whether every element is (probably) prime, as `gmpy2.is_prime`.
@@ -457,8 +451,6 @@ def is_prime(a: Operand, reps: int = 25) -> np.ndarray | bool:
     ([True, False, False, True, False], True)
     """
     reps = _reps(reps)
-    if is_scalar(a):
-        return bool(is_prime([a], reps)[0])
     a = coerce(a, context_of(a), "a", signed=True)
     n = len(a)
     out = np.zeros(n, bool)
@@ -515,6 +507,7 @@ def _mr_rows(x: BigIntArray, bases: list[int]) -> np.ndarray:
 
 
 # -- next_prime -------------------------------------------------------------------------------
+@scalar_call("a")
 @rows("mod")
 def next_prime(a: Operand, reps: int = 25) -> BigIntArray | int:
     """The least prime greater than every element, as `gmpy2.next_prime` (2 for a < 2).
@@ -548,8 +541,6 @@ def next_prime(a: Operand, reps: int = 25) -> BigIntArray | int:
     ([2, 2, 3, 17, 18446744073709551629], 1000000000039)
     """
     reps = _reps(reps)
-    if is_scalar(a):
-        return next_prime([a], reps).tolist()[0]
     a = coerce(a, context_of(a), "a", signed=True)
     n = len(a)
     if n == 0:
@@ -578,6 +569,7 @@ def next_prime(a: Operand, reps: int = 25) -> BigIntArray | int:
     return ops.add(b, off.tolist())
 
 
+@scalar_call("a")
 def prev_prime(a: Operand, reps: int = 25) -> BigIntArray | int:
     """The greatest prime below every element, as `gmpy2.prev_prime`.
 
@@ -611,8 +603,6 @@ def prev_prime(a: Operand, reps: int = 25) -> BigIntArray | int:
     ([2, 3, 13, 18446744073709551557], 999999999989)
     """
     reps = _reps(reps)
-    if is_scalar(a):
-        return prev_prime([a], reps).tolist()[0]
     a = coerce(a, context_of(a), "a", signed=True)
     n = len(a)
     if n == 0:

@@ -13,7 +13,7 @@ import numpy as np
 
 from . import ops
 from .array import BigIntArray
-from .coerce import coerce, context_of, is_scalar
+from .coerce import coerce, context_of, scalar_call
 from .numtheory import _root_index, iroot
 from .powers import isqrt, power
 
@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from .types import Integer, Operand
 
 
+@scalar_call("x")
 def isqrt_rem(x: Operand) -> tuple[BigIntArray, BigIntArray] | tuple[int, int]:
     """(s, x - s**2) with s = isqrt(x) for every value, as `gmpy2.isqrt_rem`.
 
@@ -46,14 +47,12 @@ def isqrt_rem(x: Operand) -> tuple[BigIntArray, BigIntArray] | tuple[int, int]:
     >>> s.tolist(), r.tolist()
     ([0, 3, 4, 1125899906842624], [0, 1, 0, 5])
     """
-    if is_scalar(x):
-        s, r = isqrt_rem([x])
-        return s.tolist()[0], r.tolist()[0]
     a = coerce(x, context_of(x), "x", signed=True)
     s = isqrt(a)
     return s, ops.sub(a, ops.mul(s, s))
 
 
+@scalar_call("x")
 def iroot_rem(x: Operand, n: Integer) -> tuple[BigIntArray, BigIntArray] | tuple[int, int]:
     """(r, x - r**n) with r the integer n-th root of every value, as `gmpy2.iroot_rem`.
 
@@ -84,14 +83,12 @@ def iroot_rem(x: Operand, n: Integer) -> tuple[BigIntArray, BigIntArray] | tuple
     ([2, 3, 1073741824], [2, 0, 1])
     """
     n = _root_index(n)
-    if is_scalar(x):
-        r, rem = iroot_rem([x], n)
-        return r.tolist()[0], rem.tolist()[0]
     a = coerce(x, context_of(x), "x", signed=True)
     r, _ = iroot(a, n)
     return r, ops.sub(a, power(r, n))
 
 
+@scalar_call("x")
 def is_square(x: Operand) -> np.ndarray | bool:
     """Whether every value is a perfect square, as `gmpy2.is_square` (negative: False).
 
@@ -116,8 +113,6 @@ def is_square(x: Operand) -> np.ndarray | bool:
     >>> clbig.is_square([0, 1, 2, 16, -4, 2**200]).tolist()
     [True, True, False, True, False, True]
     """
-    if is_scalar(x):
-        return bool(is_square([x])[0])
     a = coerce(x, context_of(x), "x", signed=True)
     neg = a < 0
     mag = abs(a)
@@ -125,6 +120,7 @@ def is_square(x: Operand) -> np.ndarray | bool:
     return ops.compare(ops.mul(s, s), mag, "eq") & ~neg
 
 
+@scalar_call("x")
 def is_power(x: Operand) -> np.ndarray | bool:
     """Whether every value is a perfect power a**b with b > 1, as `gmpy2.is_power` (0, 1 and
     -1 are; a negative value is when it is an odd power). Computed by gmpy2 on the host, row by
@@ -151,8 +147,6 @@ def is_power(x: Operand) -> np.ndarray | bool:
     >>> clbig.is_power([0, 1, 2, 8, -8, -4, 3**40]).tolist()
     [True, True, False, True, True, False, True]
     """
-    if is_scalar(x):
-        return bool(is_power([x])[0])
     vals = coerce(x, context_of(x), "x", signed=True).tolist(mpz=True)
     return np.fromiter(map(gmpy2.is_power, vals), bool, len(vals))
 

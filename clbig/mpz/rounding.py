@@ -16,17 +16,14 @@ import numpy as np
 
 from . import ops
 from .array import BigIntArray
-from .coerce import coerce, context_of, is_scalar, operands
+from .coerce import coerce, context_of, is_scalar, operands, scalar_call
 from .signs import with_neg
 
 if TYPE_CHECKING:
     from .types import Counts, Operand
 
 
-def _scalar_result(f, args):
-    return f(*[[a] if is_scalar(a) else a for a in args]).tolist()[0]
-
-
+@scalar_call("x", "y")
 def f_div(x: Operand, y: Operand) -> BigIntArray | int:
     """The quotient rounded toward minus infinity, as `gmpy2.f_div` (Python's ``//``).
 
@@ -53,11 +50,10 @@ def f_div(x: Operand, y: Operand) -> BigIntArray | int:
     >>> clbig.f_div([7, -7, 7, -7], [2, 2, -2, -2]).tolist()
     [3, -4, -4, 3]
     """
-    if is_scalar(x) and is_scalar(y):
-        return _scalar_result(f_div, (x, y))
     return ops.floordiv(x, y)
 
 
+@scalar_call("x", "y")
 def c_div(x: Operand, y: Operand) -> BigIntArray | int:
     """The quotient rounded toward plus infinity, as `gmpy2.c_div`.
 
@@ -84,12 +80,11 @@ def c_div(x: Operand, y: Operand) -> BigIntArray | int:
     >>> clbig.c_div([7, -7, 7, -7, 6], [2, 2, -2, -2, 3]).tolist()
     [4, -3, -3, 4, 2]
     """
-    if is_scalar(x) and is_scalar(y):
-        return _scalar_result(c_div, (x, y))
     a, b, _, _, _ = operands(x, y, signed=True)
     return -ops.floordiv(-a, b)
 
 
+@scalar_call("x", "y")
 def t_div(x: Operand, y: Operand) -> BigIntArray | int:
     """The quotient rounded toward zero, as `gmpy2.t_div` (C's ``/``).
 
@@ -116,8 +111,6 @@ def t_div(x: Operand, y: Operand) -> BigIntArray | int:
     >>> clbig.t_div([7, -7, 7, -7], [2, 2, -2, -2]).tolist()
     [3, -3, -3, 3]
     """
-    if is_scalar(x) and is_scalar(y):
-        return _scalar_result(t_div, (x, y))
     a, b, _, _, _ = operands(x, y, signed=True)
     q = ops.floordiv(abs(a), abs(b))
     flip = (a < 0) != (b < 0)          # numpy bools, broadcast by numpy
@@ -138,6 +131,7 @@ def _exp(n, what: str):
     return n
 
 
+@scalar_call("x", counts=("n",))
 def f_div_2exp(x: Operand, n: Counts) -> BigIntArray | int:
     """x divided by 2**n rounded toward minus infinity, as `gmpy2.f_div_2exp` (``x >> n``).
 
@@ -167,11 +161,10 @@ def f_div_2exp(x: Operand, n: Counts) -> BigIntArray | int:
     [3, -4, 633825300114114700748351602688]
     """
     n = _exp(n, "f_div_2exp")
-    if is_scalar(x) and is_scalar(n):
-        return _scalar_result(f_div_2exp, (x, n))
     return ops.shift_right(coerce(x, context_of(x), "x", signed=True), n)
 
 
+@scalar_call("x", counts=("n",))
 def c_div_2exp(x: Operand, n: Counts) -> BigIntArray | int:
     """x divided by 2**n rounded toward plus infinity, as `gmpy2.c_div_2exp`.
 
@@ -201,12 +194,11 @@ def c_div_2exp(x: Operand, n: Counts) -> BigIntArray | int:
     [4, -3, 4]
     """
     n = _exp(n, "c_div_2exp")
-    if is_scalar(x) and is_scalar(n):
-        return _scalar_result(c_div_2exp, (x, n))
     a = coerce(x, context_of(x), "x", signed=True)
     return -ops.shift_right(-a, n)
 
 
+@scalar_call("x", counts=("n",))
 def t_div_2exp(x: Operand, n: Counts) -> BigIntArray | int:
     """x divided by 2**n rounded toward zero, as `gmpy2.t_div_2exp`.
 
@@ -236,14 +228,13 @@ def t_div_2exp(x: Operand, n: Counts) -> BigIntArray | int:
     [3, -3, -4]
     """
     n = _exp(n, "t_div_2exp")
-    if is_scalar(x) and is_scalar(n):
-        return _scalar_result(t_div_2exp, (x, n))
     a = coerce(x, context_of(x), "x", signed=True)
     q = ops.shift_right(abs(a), n)
     neg = a < 0
     return with_neg(q, neg)
 
 
+@scalar_call("x", "y")
 def divexact(x: Operand, y: Operand) -> BigIntArray | int:
     """The quotient of x by a divisor y known to divide it, as `gmpy2.divexact`.
 
@@ -273,8 +264,6 @@ def divexact(x: Operand, y: Operand) -> BigIntArray | int:
     >>> clbig.divexact([12, -12, 2**100], [4, 3, 2**60]).tolist()
     [3, -4, 1099511627776]
     """
-    if is_scalar(x) and is_scalar(y):
-        return _scalar_result(divexact, (x, y))
     return t_div(x, y)
 
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from . import bitops, ops
 from .bitfuncs import bit_scan1
-from .coerce import is_scalar, operands
+from .coerce import operands, scalar_call
 from .construct import where
 from .numtheory import _full, jacobi
 
@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from .types import Operand
 
 
+@scalar_call("x", "y")
 def legendre(x: Operand, y: Operand) -> np.ndarray | int:
     """The Legendre symbol (x / y) of every pair, as `gmpy2.legendre`: y must be odd and
     positive (meant prime; as gmpy2, primality is not checked and the Jacobi symbol results).
@@ -47,8 +48,6 @@ def legendre(x: Operand, y: Operand) -> np.ndarray | int:
     >>> clbig.legendre([3, 2, 14, -1], [7, 7, 7, 7]).tolist()
     [-1, 1, 0, -1]
     """
-    if is_scalar(x) and is_scalar(y):
-        return int(legendre([x], [y])[0])
     a, p, _, _, _ = operands(x, y, signed=True)
     bad = (p < 0) | ops.compare(bitops.bitwise("and", p, 1), 0, "eq")
     if bad.any():
@@ -56,6 +55,7 @@ def legendre(x: Operand, y: Operand) -> np.ndarray | int:
     return jacobi(a, p)
 
 
+@scalar_call("x", "y")
 def kronecker(x: Operand, y: Operand) -> np.ndarray | int:
     """The Kronecker symbol (x / y) of every pair, as `gmpy2.kronecker`: any y, even, negative
     or zero (see the module's doc for the rule).
@@ -81,8 +81,6 @@ def kronecker(x: Operand, y: Operand) -> np.ndarray | int:
     >>> clbig.kronecker([3, -3, 3, 1, 2, 5], [8, -8, 0, 0, 6, 12]).tolist()
     [-1, 1, 0, 1, 0, -1]
     """
-    if is_scalar(x) and is_scalar(y):
-        return int(kronecker([x], [y])[0])
     a, n, cnt, _, _ = operands(x, y, signed=True)
     if cnt == 0:
         return np.zeros(0, np.int8)
