@@ -161,3 +161,19 @@ def test_combinatorics():
     with pytest.raises(TypeError, match="element 0 is float"):
         clbig.fib([1.5])
     assert clbig.fac([]).tolist() == []
+
+
+def test_scalars_against_rows_and_refusals():
+    """One plain x against a list of shifts (the sign mask broadcast to the rows), numpy and
+    gmpy2 integer scalars where ints go, and floats or bools refused with the function's name."""
+    for f, g in ((clbig.t_div_2exp, gmpy2.t_div_2exp), (clbig.f_div_2exp, gmpy2.f_div_2exp),
+                 (clbig.c_div_2exp, gmpy2.c_div_2exp)):
+        for x in (13, -13, 0):
+            assert f(x, [0, 1, 2, 70]).tolist() == [int(g(x, k)) for k in (0, 1, 2, 70)], (f, x)
+    assert clbig.fac(np.int32(10)) == 3628800 and clbig.fib(np.int64(10)) == 55
+    assert clbig.binomial(gmpy2.mpz(10), np.int64(3)) == 120
+    for call, what in ((lambda: clbig.fac(2.0), "fac: element 0 is float"),
+                       (lambda: clbig.fib(True), "fib: element 0 is bool"),
+                       (lambda: clbig.t_div_2exp(5, 1.5), "t_div_2exp: the power of two must be an integer")):
+        with pytest.raises(TypeError, match=what):
+            call()

@@ -23,10 +23,12 @@ def _args(n, what: str, nonneg: bool = True) -> list:
     first negative one where gmpy2 would raise it."""
     if isinstance(n, BigIntArray):
         vals = n.tolist()
+    elif is_scalar(n) or not hasattr(n, "__iter__"):   # numpy integer scalars too; a float is
+        vals = [n]                                      # refused below, naming its type
     elif hasattr(n, "dtype"):
         vals = list(ndarray_values(n, what))
     else:
-        vals = [n] if is_scalar(n) else list(n)
+        vals = list(n)
     for i, v in enumerate(vals):
         if isinstance(v, bool) or not isinstance(v, int) and not hasattr(v, "__index__"):
             raise TypeError(f"{what}: element {i} is {type(v).__name__}, not an integer")

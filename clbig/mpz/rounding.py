@@ -120,6 +120,9 @@ def t_div(x: Operand, y: Operand) -> BigIntArray | int:
 def _exp(n, what: str):
     """A shift count (or one per row) as gmpy2 takes it: OverflowError for a negative one,
     naming its index."""
+    if not is_scalar(n) and not isinstance(n, (BigIntArray, np.ndarray, list, tuple, range)):
+        raise TypeError(f"{what}: the power of two must be an integer or a sequence of them, "
+                        f"got {type(n).__name__}")
     if is_scalar(n):
         if int(n) < 0:
             raise OverflowError(f"{what}: the power of two must be >= 0, got {n}")
@@ -230,7 +233,7 @@ def t_div_2exp(x: Operand, n: Counts) -> BigIntArray | int:
     n = _exp(n, "t_div_2exp")
     a = coerce(x, context_of(x), "x", signed=True)
     q = ops.shift_right(abs(a), n)
-    neg = a < 0
+    neg = np.broadcast_to(a < 0, (len(q),)).copy()   # one x against a list of shifts
     return with_neg(q, neg)
 
 
