@@ -397,3 +397,19 @@ def test_split_to_limbs_into_out(two, rng):
     pinned = two.pinned_empty((30, a.m))          # the first device's page-locked memory
     assert a.to_limbs(out=pinned) is pinned
     assert clbig.from_limbs(pinned, bits=300).tolist() == xs
+
+
+def test_gmpy2_functions_split(two, rng):
+    """The signed quotients, prev_prime and multi_powmod on split rows (their signs are set per
+    device; multi_powmod composes powmod and mulmod there)."""
+    xs = [rng.getrandbits(200) * rng.choice((1, -1)) for _ in range(N)]
+    ys = [(rng.getrandbits(90) | 1) * rng.choice((1, -1)) for _ in range(N)]
+    with two:
+        assert clbig.t_div(xs, ys).tolist() == [int(gmpy2.t_div(x, y)) for x, y in zip(xs, ys)]
+        assert clbig.t_div_2exp(xs, 7).tolist() == [int(gmpy2.t_div_2exp(x, 7)) for x in xs]
+        assert clbig.divexact([x * y for x, y in zip(xs, ys)], ys).tolist() == xs
+        assert clbig.prev_prime([abs(x) + 3 for x in xs[:4]]).tolist() == [int(gmpy2.prev_prime(abs(x) + 3)) for x in xs[:4]]
+        B = [[abs(x), abs(y)] for x, y in zip(xs, ys)]
+        E = [[rng.getrandbits(40), rng.getrandbits(40)] for _ in range(N)]
+        ms = [abs(y) for y in ys]
+        assert clbig.multi_powmod(B, E, ms).tolist() == [pow(b0, e0, m) * pow(b1, e1, m) % m for (b0, b1), (e0, e1), m in zip(B, E, ms)]

@@ -119,7 +119,10 @@ def _product(bcols, ecols, m) -> BigIntArray:
 
 
 def _by_shared_squares(ctx, bcols, ecols, m) -> BigIntArray | None:
-    """The product by the multipow kernel, or None where it does not apply (then composed)."""
+    """The product by the multipow kernel, or None where it does not apply (then composed; on
+    several devices too, where powmod and mulmod split the rows)."""
+    if getattr(ctx, "is_multi", False):
+        return None
     if not isinstance(m, Modulus) and not is_scalar(m) and not isinstance(m, BigIntArray):
         m = coerce(m, ctx, "m", signed=True)
     if is_scalar(m) and m <= 0 or isinstance(m, BigIntArray) and m.neg is not None and m.neg.any():

@@ -570,6 +570,7 @@ def next_prime(a: Operand, reps: int = 25) -> BigIntArray | int:
 
 
 @scalar_call("a")
+@rows("mod")
 def prev_prime(a: Operand, reps: int = 25) -> BigIntArray | int:
     """The greatest prime below every element, as `gmpy2.prev_prime`.
 

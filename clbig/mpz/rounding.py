@@ -17,6 +17,7 @@ import numpy as np
 from . import ops
 from .array import BigIntArray
 from .coerce import coerce, context_of, is_scalar, operands, scalar_call
+from .dispatch import rows
 from .signs import with_neg
 
 if TYPE_CHECKING:
@@ -85,6 +86,7 @@ def c_div(x: Operand, y: Operand) -> BigIntArray | int:
 
 
 @scalar_call("x", "y")
+@rows("div")   # the signs are set per device where the rows are split
 def t_div(x: Operand, y: Operand) -> BigIntArray | int:
     """The quotient rounded toward zero, as `gmpy2.t_div` (C's ``/``).
 
@@ -202,6 +204,7 @@ def c_div_2exp(x: Operand, n: Counts) -> BigIntArray | int:
 
 
 @scalar_call("x", counts=("n",))
+@rows("div")   # the signs are set per device where the rows are split
 def t_div_2exp(x: Operand, n: Counts) -> BigIntArray | int:
     """x divided by 2**n rounded toward zero, as `gmpy2.t_div_2exp`.
 
@@ -238,6 +241,7 @@ def t_div_2exp(x: Operand, n: Counts) -> BigIntArray | int:
 
 
 @scalar_call("x", "y")
+@rows("div")   # the signs are set per device where the rows are split
 def divexact(x: Operand, y: Operand) -> BigIntArray | int:
     """The quotient of x by a divisor y known to divide it, as `gmpy2.divexact`.
 
