@@ -24,10 +24,25 @@
     S = 1 << (H - RB)
     PTS = G * R
     N = 1 << L
+    # A 31-bit prime at run time (P = 0, issue 43: one build serves the three primes): the
+    # prime, its Montgomery constants and the twiddles of a chunk that starts at level 0 come
+    # from `fc`, the prime's table in constant memory (mul_ntt._field_table): fc[0] p, fc[1]
+    # -1/p mod 2^32, fc[2] 2^32 mod p, then the powers m < 2^(FC_LEVELS-1) of the root of order
+    # 2^FC_LEVELS (times 2^32 mod p) at FC_TW + m, and FC_HALF further those of its inverse:
+    # twiddle j of level l is power j 2^(FC_LEVELS-1-l), so equal twiddles of two levels are
+    # one word (one load).
+    RUNTIME = FIELD != "gl" and not P
+    FC_TW, FC_LEVELS = 4, 8
+    FC_HALF = 1 << (FC_LEVELS - 1)
     def consts(inverse):
         """Twiddle j of level l as a C literal: w^(j 2^(L-1-l)), times 2^32 mod p for the
-        Montgomery arithmetic of the 31-bit primes."""
+        Montgomery arithmetic of the 31-bit primes; for a prime at run time a word of fc (or
+        of the level table, past FC_LEVELS)."""
         def c(l, j):
+            if RUNTIME:
+                if l >= FC_LEVELS:
+                    return "%s[%du]" % ("iltw" if inverse else "ltw", (1 << l) - 1 + j)
+                return "fc[%du]" % (FC_TW + (FC_HALF if inverse else 0) + (j << (FC_LEVELS - 1 - l)))
             p = P if FIELD != "gl" else 2**64 - 2**32 + 1
             v = pow(WI if inverse else W, j << (L - 1 - l), p)
             return "%du" % (v * 2**32 % p) if FIELD != "gl" else "%dul" % v
@@ -41,6 +56,14 @@ ${npad_defs()}
 ## X[f] for every point f of the group: an operand's digits (LOAD) or the points in x.
 ## point f = i G + gl of the group in local memory (blocks/ntt.mako: one spare word every 32)
 <%def name="XF(f)">X[NPAD((${f}) / ${G}u) * ${G}u + (${f}) % ${G}u]</%def>
+## a limb as a digit mod the 31-bit prime
+<%def name="digit(src, stride, idx)">\
+% if RUNTIME:
+F_MUL(${src}[(size_t)(inst0 + inst) * ${stride} + ${idx}], fc[2])\
+% else:
+${src}[(size_t)(inst0 + inst) * ${stride} + ${idx}] % M_P\
+% endif
+</%def>
 <%def name="load_points(src, stride, dcount, digits)">
     for (uint f = tid; f < ${PTS}u; f += ${WG}u) {
         const uint gl = f % ${G}u, i = f / ${G}u;
@@ -53,7 +76,7 @@ ${npad_defs()}
             const uint w = ${src}[(size_t)(inst0 + inst) * ${stride} + (e >> 1)];
             v = (e & 1u) ? (w >> 16) : (w & 0xFFFFu);
   % else:
-            v = ${src}[(size_t)(inst0 + inst) * ${stride} + e] % M_P;   /* 32-bit digits: the limbs */
+            v = ${digit(src, stride, "e")};   /* 32-bit digits: the limbs */
   % endif
         }
   % if TWIST:
@@ -65,7 +88,7 @@ ${npad_defs()}
                 const uint w = ${src}[(size_t)(inst0 + inst) * ${stride} + (de >> 1)];
                 u = (de & 1u) ? (w >> 16) : (w & 0xFFFFu);
     % else:
-                u = ${src}[(size_t)(inst0 + inst) * ${stride} + de] % M_P;
+                u = ${digit(src, stride, "de")};
     % endif
             }
             v = F_MUL(u, tw[de]);
@@ -82,29 +105,51 @@ __kernel __attribute__((reqd_work_group_size(${WG}, 1, 1)))
 void ntt_pass(__global pt_t *x, __global const uint *limbs, ulong stride, uint dcount,
               __global const uint *limbs_b, ulong stride_b, uint dcount_b,
               __global const pt_t *other, __global const pt_t *tw, __global const pt_t *itw,
-              __global const pt_t *ltw, __global const pt_t *iltw, pt_t scale, uint inst0, uint n)
+              __global const pt_t *ltw, __global const pt_t *iltw, __constant pt_t *fc, pt_t scale,
+              uint inst0, uint n)
 {
     __local pt_t X[${G * (R + (R - 1) // 32)}];
     const uint tid = get_local_id(0);
+% if RUNTIME:
+    const uint _mp = fc[0], _mpinv = fc[1];
+% endif
     /* groups are numbered across the whole batch: a block of 2^H never straddles two
        instances, since 2^H divides N */
     const ulong gg0 = (ulong)get_group_id(0) * ${G}u;
     const uint inst_base = (uint)(gg0 / ${N // R}u);
     const uint g0 = (uint)(gg0 % ${N // R}u);
 % if BOTH:
-  % if not SQUARE:
+  % if SIDES_LOOP and not SQUARE:
+    /* the whole product in one launch: a's transform waits in registers (point f = tid + k WG
+       of the group in st[k]) while b's is made in local memory; one copy of the forward stages
+       serves both (a loop of two rounds, not unrolled: a third less code to compile) */
+    pt_t st[${PTS // WG}];
+#pragma unroll 1
+    for (uint _side = 0u; _side < 2u; _side++) {
+        ${load_points("(_side ? limbs_b : limbs)", "(_side ? stride_b : stride)", "(_side ? dcount_b : dcount)", True)}
+        ${stages("X", "tw", "ltw", L, H, RB, G, WG, "tid", elem, False, consts(False), KMAX, LT, K0)}
+        if (_side == 0u) {
+    % for k in range(PTS // WG):
+            st[${k}] = ${XF("tid + %du" % (k * WG))};
+    % endfor
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+    }
+  % else:
+    % if not SQUARE:
     /* the whole product in one launch: a's transform waits in registers (point f = tid + k WG
        of the group in st[k]) while b's is made in local memory */
     ${load_points("limbs", "stride", "dcount", True)}
     ${stages("X", "tw", "ltw", L, H, RB, G, WG, "tid", elem, False, consts(False), KMAX, LT, K0)}
     pt_t st[${PTS // WG}];
-    % for k in range(PTS // WG):
+      % for k in range(PTS // WG):
     st[${k}] = ${XF("tid + %du" % (k * WG))};
-    % endfor
+      % endfor
     barrier(CLK_LOCAL_MEM_FENCE);
-  % endif
+    % endif
     ${load_points("limbs_b", "stride_b", "dcount_b", True)}
     ${stages("X", "tw", "ltw", L, H, RB, G, WG, "tid", elem, False, consts(False), KMAX, LT, K0)}
+  % endif
   % for k in range(PTS // WG):
     % if SQUARE:
     ${XF("tid + %du" % (k * WG))} = F_MUL(F_MUL(${XF("tid + %du" % (k * WG))}, ${XF("tid + %du" % (k * WG))}), scale);

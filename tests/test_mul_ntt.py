@@ -222,3 +222,58 @@ def test_square_of_one_int_is_a_square(rng, monkeypatch):
         seen.clear()
         assert clbig.mul(x, x, algorithm=alg) == x * x
         assert seen and all(seen), alg
+
+
+@pytest.mark.parametrize("baked", [True, False], ids=["baked", "run-time prime"])
+def test_m31_prime_forms(rng, monkeypatch, baked):
+    """The 31-bit primes written into their pass kernels, or read at run time from a table
+    (one build serves the three: issue 43), over the paths a product takes: one pass with
+    several instances per group and register chunks above the lowest five levels (the
+    operands' forward stages as a loop of two rounds and written out twice), then with 64
+    points per pass the twisted halves (2000 x 2000 bits) and strided passes; squares and low
+    halves in both."""
+    if not baked and clbig.current_context().profile.facts.intel_cpu_runtime:
+        pytest.skip("Intel's CPU compiler crashes on the run-time prime (mul_ntt.baked_primes): never used there")
+    monkeypatch.setenv("CLBIG_NTT_FIELD", "m31x3")
+    monkeypatch.setattr(mul_ntt, "BAKED_PRIMES", baked)
+    for points, loops in ((None, (True, False)), ("64", (None,))):
+        if points:
+            monkeypatch.setenv("CLBIG_NTT_POINTS", points)
+        for sides in loops:
+            monkeypatch.setattr(mul_ntt, "SIDES_LOOP", sides)
+            tag = f"baked={baked} loop={sides} points={points}"
+            for ba, bb, n in ((33, 7, 5), (2000, 2000, 4), (4128, 4064, 3)):
+                run(mul_pairs(rng, ba, bb, n), ba, bb, f"ntt {tag} {ba}x{bb}")
+            run(mul_pairs(rng, 3000, 70, 5), 3000, 70, f"ntt {tag} low", bits=1000)
+            xs = [mask(2000)] + [rng.getrandbits(2000) for _ in range(3)]
+            a = clbig.array(xs, bits=2000)
+            check_values(clbig.mul(a, a, algorithm="ntt").tolist(), [gmpy2.mpz(x) ** 2 for x in xs],
+                         f"ntt {tag} square", (xs,))
+    L, da, db = mul_ntt.transform_log(63, 63, 4000, "m31x3")
+    assert mul_ntt.twisted(clbig.current_context(), L, da, db, 4)   # 2000 x 2000 at 64 points
+
+
+def test_m31_prime_form_choice(monkeypatch):
+    """Small batches (a first call's products, clbig.prod's top levels) take the run-time prime:
+    one pass kernel for the three primes; larger batches, and every batch on Intel's CPU
+    runtime, the baked one: three. Both give exact products across the threshold."""
+    import dataclasses
+    ctx = clbig.current_context()
+    intel = ctx.profile.facts.intel_cpu_runtime
+    monkeypatch.setattr(mul_ntt, "BAKED_PRIMES", None)
+    top = mul_ntt.RUNTIME_PRIME_POINTS
+    for on_intel in (False, True):
+        monkeypatch.setattr(ctx.profile, "facts", dataclasses.replace(ctx.profile.facts, intel_cpu_runtime=on_intel))
+        assert mul_ntt.baked_primes(ctx, top) == on_intel and mul_ntt.baked_primes(ctx, top + 1)
+    monkeypatch.undo()
+    f = mul_ntt.FIELDS["m31x3"]
+    for baked, kinds in ((False, 1), (True, 3)):
+        if baked or not intel:   # (Intel's compiler crashes on the run-time prime)
+            per_prime = mul_ntt._setup(ctx, f, 128, 128, 8192, False, baked)[8]
+            assert len({id(pp["b_last"][0]) for pp in per_prime}) == kinds
+    monkeypatch.setenv("CLBIG_NTT_FIELD", "m31x3")
+    x = mask(4000)
+    for n in (1, top // 256 + 1):          # 2^8 points each: the run-time prime, then baked
+        xs = [x - i for i in range(n)]
+        got = clbig.mul(clbig.array(xs), x, algorithm="ntt").tolist()
+        assert got == [v * x for v in xs], n

@@ -20,6 +20,14 @@ the NTT_POINTS setting to tune):
 The same code serves a batch of midsize products (many short transforms) and one huge product
 (one long transform across the device). Coefficients go back to limbs as two vectors added by
 the scan addition (clbig.add_n).
+
+The 31-bit primes' pass kernels come in two forms (issue 43, first calls): the prime, its
+Montgomery constants and the twiddles of the lowest levels written in as constants (one build
+per prime and length), or taken at run time from a small table (_field_table: one build serves
+the three primes). The run-time form builds a third of the kernels but runs full batches
+2-33% slower on an H200 (more registers, constants loaded); so small batches, where the first
+call's builds dominate and the device is far from full, take it, and large ones the baked form
+(baked_primes).
 """
 from __future__ import annotations
 
@@ -149,10 +157,83 @@ def pass_plan(ctx, L: int, word: int = 8) -> list[tuple[int, int, int]]:
     return out
 
 
-def _field_params(f: Field, prime: int) -> dict:
+#: How the 31-bit primes' pass kernels are specialised, None for the rule of the functions
+#: below, or forced (tests, measurements):
+#: BAKED_PRIMES  True: the prime, its Montgomery constants and the twiddles of chunks that start
+#:               at level 0 written into the kernel (one build per prime); False: from the
+#:               prime's table at run time (_field_table), one build serves the three;
+#: SIDES_LOOP    a one-pass product's kernel runs the forward stages of both operands as one
+#:               loop of two rounds (a third less code to compile), else written out twice.
+BAKED_PRIMES = None
+SIDES_LOOP = None
+#: transforms of at most this many points in a batch (instances x points, per prime) take the
+#: run-time prime (baked_primes)
+RUNTIME_PRIME_POINTS = 1 << 16
+
+
+def baked_primes(ctx, points: int) -> bool:
+    """Whether a batch of `points` transform points per prime takes the primes written in.
+    H200, 2026-11-28 (bench/README.md): a cold clbig.prod of 256 2048-bit ints built six
+    one-pass kernels of 1.6-3.3 s (three primes, two lengths), where the run-time prime builds
+    one per length (1.4-2.0 s); warm, the run-time kernel took 128-150 registers against 98-128
+    and ran a batch of 4096 2^15-bit products 33% slower (1 work-group per multiprocessor),
+    still 3-5% slower with its registers capped at 128, and the same within noise for one or a
+    few products (a device far from full). So the run-time prime serves batches of at most
+    RUNTIME_PRIME_POINTS points, the baked one larger batches. Intel's CPU runtime always takes
+    the baked form: its compiler crashed on the run-time prime (2026-11-28, 'Early Machine
+    Loop Invariant Code Motion'; with compare and select instead of min it built in 19 s,
+    against 3-4 s per baked prime)."""
+    if BAKED_PRIMES is not None:
+        return BAKED_PRIMES
+    return bool(ctx.profile.facts.intel_cpu_runtime) or points > RUNTIME_PRIME_POINTS
+
+
+def sides_loop(ctx, baked: bool) -> bool:
+    """The loop of two rounds for the run-time prime on GPUs (H200: 1.4-2.0 s to build against
+    2.5-3.2 s written out; the baked kernels keep the form their speed was measured in); CPU
+    runtimes build the written-out form faster (PoCL: 9-10 s against 12-16 s: barriers in a
+    loop)."""
+    if SIDES_LOOP is not None:
+        return SIDES_LOOP
+    return bool(ctx.profile.facts.is_gpu) and not baked
+
+
+def _field_params(f: Field, prime: int, baked: bool = True) -> dict:
+    """The template parameters of a field and prime: for a 31-bit prime not `baked`, P = 0 (the
+    prime at run time, from _field_table)."""
     if f.name == "gl":
         return dict(FIELD="gl", P=0, PINV=0, PRIMES=())
+    if not baked:
+        return dict(FIELD="m31", P=0, PINV=0, PRIMES=f.primes)
     return dict(FIELD="m31", P=prime, PINV=(-pow(prime, -1, 1 << 32)) % (1 << 32), PRIMES=f.primes)
+
+
+#: the table of a 31-bit prime's constants (ntt.cl.mako, `fc`): p, -1/p mod 2^32, 2^32 mod p,
+#: then from FC_TW the twiddles of the levels below FC_LEVELS of a chunk that starts at level 0
+#: (the same for every length): the powers m < 2^(FC_LEVELS-1) of the root of order
+#: 2^FC_LEVELS, times 2^32, then those of its inverse
+FC_TW, FC_LEVELS = 4, 8
+
+
+def _field_table(ctx, f: Field, prime: int):
+    """The prime's constants (see FC_TW) on the device, once per prime and context; for the
+    64-bit prime, whose constants are written into the kernels, a word the kernels never read."""
+    cache = ctx.profile.cache("ntt twiddles")
+    key = ("fc", prime)
+    if key not in cache:
+        if f.name == "gl":
+            host = np.zeros(1, f.dtype)
+        else:
+            R = 1 << 32
+            half = 1 << (FC_LEVELS - 1)
+            host = np.zeros(FC_TW + 2 * half, np.uint32)
+            host[:3] = prime, (-pow(prime, -1, R)) % R, R % prime
+            r = pow(_generator(prime), (prime - 1) >> FC_LEVELS, prime)
+            for d, root in enumerate((r, pow(r, prime - 2, prime))):
+                for m in range(half):
+                    host[FC_TW + d * half + m] = pow(root, m, prime) * R % prime
+        cache[key] = replay.persistent(ctx, ctx.to_device(host))
+    return cache[key]
 
 
 @functools.lru_cache(maxsize=None)   # size-only: planned once per (field, prime, length)
@@ -194,7 +275,7 @@ def _twiddles(ctx, f: Field, prime: int, L: int):
 
 
 _NIL = dict(L=1, H=1, RB=1, G=1, WG=1, LOAD=False, FWD=False, MID=False, INV=False, BOTH=False, SQUARE=False,
-            TWIST=False, KEEP=1 << 40, W=0, WI=0, KMAX=4, LT=1, K0=5)
+            TWIST=False, KEEP=1 << 40, W=0, WI=0, KMAX=4, LT=1, K0=5, SIDES_LOOP=False)
 
 #: levels below this have per-level twiddle tables (blocks/ntt.mako: 2^LT - 1 words)
 LEVEL_TABLES = 15
@@ -209,6 +290,8 @@ def _pass_kernel(ctx, fp, L, H, RB, G, **flags):
     wide = fp.get("FIELD") == "gl"
     k0 = s.get("ntt_k0", 3 if wide else 5)
     kmax = s.get("ntt_kmax", 3 if wide else 4)
+    if flags.get("BOTH") and not flags.get("SQUARE"):
+        flags["SIDES_LOOP"] = sides_loop(ctx, bool(fp["P"]) or wide)
     return largest_fitting(wg, lambda wg: kernel(
         ctx, "ntt.cl.mako", "ntt_pass", wg, **dict(_NIL, KERNEL="pass", L=L, H=H, RB=RB, G=G, WG=wg,
                                                    KMAX=kmax, LT=LEVEL_TABLES, K0=k0, **fp, **flags)))
@@ -233,11 +316,13 @@ def mul(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int, field:
         return ctx.empty((n, mr), np.uint32)
     # x * x: one forward transform, squared pointwise
     square = P.is_square(ctx, a, sa, ma, b, sb, mb)
-    return _product(ctx, a, sa, ma, b, sb, mb, n, bits, f.name, square)
+    baked = f.name == "gl" or baked_primes(ctx, n << transform_log(ma, mb, bits, f.name)[0])
+    return _product(ctx, a, sa, ma, b, sb, mb, n, bits, f.name, square, baked)
 
 
-@replay.recorded("mul_ntt", buffers=(0, 3))
-def _product(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int, field: str, square: bool):
+@replay.recorded("mul_ntt", buffers=(0, 3), state=lambda ctx: (BAKED_PRIMES, SIDES_LOOP))
+def _product(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int, field: str, square: bool,
+             baked: bool = True):
     """mul's launches, once the field and the squaring are chosen: they depend on the sizes
     only, so after the first product of these sizes they replay (clbig.replay)."""
     f = FIELDS[field]
@@ -246,7 +331,8 @@ def _product(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int, f
     # pool hands each the buffers the last one freed
     X = ctx.empty(n * mr)
     Y = ctx.empty(n * mr)
-    L, da, db, N, plan, last, step, nres, per_prime, finish, finish_args = _setup(ctx, f, ma, mb, bits, square)
+    L, da, db, N, plan, last, step, nres, per_prime, finish, finish_args = _setup(ctx, f, ma, mb, bits, square,
+                                                                                  baked)
     chunk = _chunk(ctx, n, N, step, f.word * (nres + (last > 0)))
     ta = ctx.empty(chunk * N if last and not square else 1, f.dtype)   # a's transform, between passes
     res = [ctx.empty(chunk * N, f.dtype) for i in range(nres)]
@@ -262,8 +348,8 @@ def _product(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int, f
                 launch(ctx, k, rows * N // (G << RB), wg, buf.data, ta.data if src is None else src,
                        np.uint64(stride), np.uint32(dc),
                        ta.data if src_b is None else src_b, np.uint64(stride_b), np.uint32(dc_b),
-                       ta.data, tw.data, itw.data, ltw.data, iltw.data, pp["scale"], np.uint32(inst0),
-                       np.uint32(n))
+                       ta.data, tw.data, itw.data, ltw.data, iltw.data, pp["fc"].data, pp["scale"],
+                       np.uint32(inst0), np.uint32(n))
 
             if last == 0:   # one launch: a's digits, b's digits, the product
                 run(pp["b_last"], plan[0], tb, a, sa, da, b, sb, db)
@@ -286,18 +372,18 @@ def _product(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int, f
     return out
 
 
-def _setup(ctx, f: Field, ma: int, mb: int, bits: int, square: bool):
+def _setup(ctx, f: Field, ma: int, mb: int, bits: int, square: bool, baked: bool = True):
     """What a product's launches need that depends only on the sizes (the transform's length and
     passes, roots, twiddle tables, kernels), memoized per context: planning it cost ~130 µs of
     Python per product (a Newton division makes dozens). Returns (L, da, db, N, plan, last,
     step, nres, per_prime, finish, finish's arguments after the residues). The twiddle tables
     it holds are the context's own cache's (_twiddles), so memoizing adds no device memory."""
     # the settings' version: the NTT_* settings it reads take effect when changed
-    key = ("ntt_setup", f.name, ma, mb, bits, square, ctx.profile.settings.version)
-    return memoized(ctx, key, lambda: _plan_product(ctx, f, ma, mb, bits, square))
+    key = ("ntt_setup", f.name, ma, mb, bits, square, baked, SIDES_LOOP, ctx.profile.settings.version)
+    return memoized(ctx, key, lambda: _plan_product(ctx, f, ma, mb, bits, square, baked))
 
 
-def _plan_product(ctx, f: Field, ma: int, mb: int, bits: int, square: bool):
+def _plan_product(ctx, f: Field, ma: int, mb: int, bits: int, square: bool, baked: bool = True):
     mr = P.ceil_div(bits, 32)
     L, da, db = transform_log(ma, mb, bits, f.name)
     N = 1 << L
@@ -316,9 +402,10 @@ def _plan_product(ctx, f: Field, ma: int, mb: int, bits: int, square: bool):
     per_prime = []
     for prime in f.primes:
         w, wi, scale = _roots(f, prime, L)
-        fp = dict(_field_params(f, prime), W=w, WI=wi)
+        # the prime at run time: one build for the three, its constants in `fc`
+        fp = dict(_field_params(f, prime), W=w, WI=wi) if baked else _field_params(f, prime, False)
         per_prime.append(dict(
-            tw=_twiddles(ctx, f, prime, L), scale=f.dtype(scale),
+            tw=_twiddles(ctx, f, prime, L), fc=_field_table(ctx, f, prime), scale=f.dtype(scale),
             fwd=[_pass_kernel(ctx, fp, L, *hrg, LOAD=i == 0, FWD=True) for i, hrg in enumerate(plan[:last])],
             inv=[_pass_kernel(ctx, fp, L, *hrg, INV=True, **(fin if i == 0 else {}))
                  for i, hrg in enumerate(plan[:last])],

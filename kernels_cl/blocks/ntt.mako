@@ -59,7 +59,25 @@ inline uint m31_mul(uint a, uint b)
 }
 </%def>
 
-## pt_t, F_ADD, F_SUB, F_MUL for the transform stages: the 64-bit prime or a 32-bit one.
+## The same with the prime a run-time value (issue 43: one build serves the three primes).
+## F_ADD, F_SUB and F_MUL read `_mp` and `_mpinv`, which the kernel takes from its table of the
+## prime's constants (`fc`, see ntt.cl.mako) before its first stage. m31r_mul(a, b) is exact for
+## any 32-bit a and b < p: t + m p < 2^64 and u < a b / 2^32 + p < 2p, so m31r_mul(x, R mod p)
+## reduces a limb x mod p (no division by a run-time value).
+<%def name="m31r_defs()">
+inline uint m31r_add(uint a, uint b, uint p) { const uint s = a + b; return min(s, s - p); }
+inline uint m31r_sub(uint a, uint b, uint p) { const uint d = a - b; return min(d, d + p); }
+inline uint m31r_mul(uint a, uint b, uint p, uint pinv)
+{
+    const ulong t = (ulong)a * b;
+    const uint m = (uint)t * pinv;
+    const uint u = (uint)((t + (ulong)m * p) >> 32);
+    return min(u, u - p);
+}
+</%def>
+
+## pt_t, F_ADD, F_SUB, F_MUL for the transform stages: the 64-bit prime, a 32-bit one written
+## into the kernel (P), or a 32-bit one given at run time (P = 0).
 <%def name="field_defs(FIELD, P=0, PINV=0)">
 % if FIELD == "gl":
 ${gl_defs()}
@@ -67,12 +85,18 @@ typedef ulong pt_t;
 #define F_ADD gl_add
 #define F_SUB gl_sub
 #define F_MUL gl_mul
-% else:
+% elif P:
 ${m31_defs(P, PINV)}
 typedef uint pt_t;
 #define F_ADD m31_add
 #define F_SUB m31_sub
 #define F_MUL m31_mul
+% else:
+${m31r_defs()}
+typedef uint pt_t;
+#define F_ADD(a, b) m31r_add((a), (b), _mp)
+#define F_SUB(a, b) m31r_sub((a), (b), _mp)
+#define F_MUL(a, b) m31r_mul((a), (b), _mp, _mpinv)
 % endif
 </%def>
 
@@ -93,9 +117,10 @@ typedef uint pt_t;
 ## (Radix-4 chunks at strides 1..16 hit the same bank up to 4 times.) The other chunks take up
 ## to KMAX levels. Twiddles: level l's from a table of its own (`ltw`, w^(k 2^(L-1-l)) at
 ## 2^l - 1 + k), so that consecutive items read consecutive words; where the chunk starts at
-## level 0 of the transform they are the same for every item and are written into the kernel
-## as constants (w^0 = 1 needs no product at all). Levels from LT up (only in the strided
-## passes of long transforms) read the half-length table `tw` as before.
+## level 0 of the transform they are the same for every item: `consts(l, j)` gives them, as
+## constants written into the kernel or, for a prime given at run time, words of its small
+## table in constant memory (w^0 = 1 needs no product at all). Levels from LT up (only in the
+## strided passes of long transforms) read the half-length table `tw` as before.
 <%def name="npad_defs()">
 #define NPAD(i) ((i) + ((i) >> 5))
 </%def>
