@@ -177,11 +177,7 @@ def decrypt(private_key: PaillierPrivateKey, ciphertexts: Sequence[EncryptedNumb
     """
     paillier = _phe()
     cts = list(ciphertexts)
-    for i, x in enumerate(cts):
-        if not isinstance(x, paillier.EncryptedNumber):
-            raise TypeError(f"decrypt: element {i} is {type(x).__name__}, not an EncryptedNumber")
-        if x.public_key != private_key.public_key:
-            raise ValueError(f"decrypt: element {i} was encrypted against a different key")
+    _check_keys(private_key.public_key, cts, "decrypt")
     raw = decrypt_raw(private_key, [x.ciphertext(be_secure=False) for x in cts])
     return [paillier.EncodedNumber(private_key.public_key, m, x.exponent).decode()
             for m, x in zip(raw, cts)]
@@ -236,17 +232,18 @@ def decrypt_raw(private_key: PaillierPrivateKey, ciphertexts: Sequence[int]) -> 
 
 
 def _aligned(public_key, cts: list) -> tuple[BigIntArray, int]:
-    """The ciphertexts on the device with their exponents brought to the least (phe's
-    decrease_exponent_to: c^(BASE^(e - least)) mod n^2), and that exponent."""
-    paillier = _phe()
-    exps = [x.exponent for x in cts]
-    least = min(exps)
-    c = [x.ciphertext(be_secure=False) for x in cts]
-    ups = [paillier.EncodedNumber.BASE ** (e - least) for e in exps]
-    arr = array(c)
-    if any(u != 1 for u in ups):
-        arr = powmod(arr, ups, Modulus(public_key.nsquare))
-    return arr, least
+    """The ciphertexts on the device with their exponents brought to the least, and that
+    exponent."""
+    least = min(x.exponent for x in cts)
+    return _aligned_to(cts, [least] * len(cts), Modulus(public_key.nsquare)), least
+
+
+def _aligned_to(cts: list, targets: list, M: Modulus) -> BigIntArray:
+    """The ciphertexts on the device, each brought to its target exponent (<= its own; phe's
+    decrease_exponent_to: c^(BASE^(e - target)) mod n^2)."""
+    ups = [_phe().EncodedNumber.BASE ** (x.exponent - t) for x, t in zip(cts, targets)]
+    arr = array([x.ciphertext(be_secure=False) for x in cts])
+    return powmod(arr, ups, M) if any(u != 1 for u in ups) else arr
 
 
 def _check_keys(public_key, cts, what):
@@ -314,13 +311,7 @@ def add(public_key: PaillierPublicKey, a: Sequence[EncryptedNumber],
     a, b = (x * n if len(x) == 1 else x for x in (a, b))
     least = [min(x.exponent, y.exponent) for x, y in zip(a, b)]
     M = Modulus(public_key.nsquare)
-
-    def aligned(cts):
-        arr = array([x.ciphertext(be_secure=False) for x in cts])
-        ups = [paillier.EncodedNumber.BASE ** (x.exponent - e) for x, e in zip(cts, least)]
-        return powmod(arr, ups, M) if any(u != 1 for u in ups) else arr
-
-    c = mulmod(aligned(a), aligned(b), M).tolist()
+    c = mulmod(_aligned_to(a, least, M), _aligned_to(b, least, M), M).tolist()
     return [paillier.EncryptedNumber(public_key, x, e) for x, e in zip(c, least)]
 
 
