@@ -238,12 +238,12 @@ def test_m31_prime_forms(rng, monkeypatch):
         return
     baked = False
     monkeypatch.setenv("CLBIG_NTT_FIELD", "m31x3")
-    monkeypatch.setattr(mul_ntt, "BAKED_PRIMES", baked)
+    monkeypatch.setenv("CLBIG_NTT_BAKED_PRIMES", "0")
     for points, loops in ((None, (True,)), ("64", (True,))):
         if points:
             monkeypatch.setenv("CLBIG_NTT_POINTS", points)
         for sides in loops:
-            monkeypatch.setattr(mul_ntt, "SIDES_LOOP", sides)
+            monkeypatch.setenv("CLBIG_NTT_SIDES_LOOP", "1" if sides else "0")
             tag = f"baked={baked} loop={sides} points={points}"
             for ba, bb, n in ((33, 7, 5), (2000, 2000, 4), (4128, 4064, 3)):
                 run(mul_pairs(rng, ba, bb, n), ba, bb, f"ntt {tag} {ba}x{bb}")
@@ -263,7 +263,7 @@ def test_m31_prime_form_choice(monkeypatch):
     import dataclasses
     ctx = clbig.current_context()
     intel = ctx.profile.facts.intel_cpu_runtime
-    monkeypatch.setattr(mul_ntt, "BAKED_PRIMES", None)
+    monkeypatch.delenv("CLBIG_NTT_BAKED_PRIMES", raising=False)
     top = mul_ntt.RUNTIME_PRIME_POINTS
     for on_intel in (False, True):
         monkeypatch.setattr(ctx.profile, "facts", dataclasses.replace(ctx.profile.facts, intel_cpu_runtime=on_intel))

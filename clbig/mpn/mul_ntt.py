@@ -157,22 +157,14 @@ def pass_plan(ctx, L: int, word: int = 8) -> list[tuple[int, int, int]]:
     return out
 
 
-#: How the 31-bit primes' pass kernels are specialised, None for the rule of the functions
-#: below, or forced (tests, measurements):
-#: BAKED_PRIMES  True: the prime, its Montgomery constants and the twiddles of chunks that start
-#:               at level 0 written into the kernel (one build per prime); False: from the
-#:               prime's table at run time (_field_table), one build serves the three;
-#: SIDES_LOOP    a one-pass product's kernel runs the forward stages of both operands as one
-#:               loop of two rounds (a third less code to compile), else written out twice.
-BAKED_PRIMES = None
-SIDES_LOOP = None
 #: transforms of at most this many points in a batch (instances x points, per prime) take the
 #: run-time prime (baked_primes)
 RUNTIME_PRIME_POINTS = 1 << 16
 
 
 def baked_primes(ctx, points: int) -> bool:
-    """Whether a batch of `points` transform points per prime takes the primes written in.
+    """Whether a batch of `points` transform points per prime takes the primes written in (the
+    NTT_BAKED_PRIMES setting, 0/1, decides where set).
     H200, 2026-11-28 (bench/README.md): a cold clbig.prod of 256 2048-bit ints built six
     one-pass kernels of 1.6-3.3 s (three primes, two lengths), where the run-time prime builds
     one per length (1.4-2.0 s); warm, the run-time kernel took 128-150 registers against 98-128
@@ -183,19 +175,17 @@ def baked_primes(ctx, points: int) -> bool:
     the baked form: its compiler crashed on the run-time prime (2026-11-28, 'Early Machine
     Loop Invariant Code Motion'; with compare and select instead of min it built in 19 s,
     against 3-4 s per baked prime)."""
-    if BAKED_PRIMES is not None:
-        return BAKED_PRIMES
-    return bool(ctx.profile.facts.intel_cpu_runtime) or points > RUNTIME_PRIME_POINTS
+    return ctx.profile.settings.get("ntt_baked_primes", bool(ctx.profile.facts.intel_cpu_runtime)
+                                    or points > RUNTIME_PRIME_POINTS)
 
 
 def sides_loop(ctx, baked: bool) -> bool:
-    """The loop of two rounds for the run-time prime on GPUs (H200: 1.4-2.0 s to build against
+    """The NTT_SIDES_LOOP setting (0/1) where set; else the loop of two rounds for the run-time
+    prime on GPUs (H200: 1.4-2.0 s to build against
     2.5-3.2 s written out; the baked kernels keep the form their speed was measured in); CPU
     runtimes build the written-out form faster (PoCL: 9-10 s against 12-16 s: barriers in a
     loop)."""
-    if SIDES_LOOP is not None:
-        return SIDES_LOOP
-    return bool(ctx.profile.facts.is_gpu) and not baked
+    return ctx.profile.settings.get("ntt_sides_loop", bool(ctx.profile.facts.is_gpu) and not baked)
 
 
 def _field_params(f: Field, prime: int, baked: bool = True) -> dict:
@@ -320,7 +310,7 @@ def mul(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int, field:
     return _product(ctx, a, sa, ma, b, sb, mb, n, bits, f.name, square, baked)
 
 
-@replay.recorded("mul_ntt", buffers=(0, 3), state=lambda ctx: (BAKED_PRIMES, SIDES_LOOP))
+@replay.recorded("mul_ntt", buffers=(0, 3))
 def _product(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int, field: str, square: bool,
              baked: bool = True):
     """mul's launches, once the field and the squaring are chosen: they depend on the sizes
@@ -379,7 +369,7 @@ def _setup(ctx, f: Field, ma: int, mb: int, bits: int, square: bool, baked: bool
     step, nres, per_prime, finish, finish's arguments after the residues). The twiddle tables
     it holds are the context's own cache's (_twiddles), so memoizing adds no device memory."""
     # the settings' version: the NTT_* settings it reads take effect when changed
-    key = ("ntt_setup", f.name, ma, mb, bits, square, baked, SIDES_LOOP, ctx.profile.settings.version)
+    key = ("ntt_setup", f.name, ma, mb, bits, square, baked, ctx.profile.settings.version)
     return memoized(ctx, key, lambda: _plan_product(ctx, f, ma, mb, bits, square, baked))
 
 

@@ -149,6 +149,12 @@ _TABLE = (
        "(three 31-bit primes) (default by size, measured on an H100)", choices=("gl", "m31x3")),
     _s("NTT_POINTS", "int", None, "most points of a transform pass in local memory (default 4096 "
        "64-bit points, 8192 32-bit ones, within the device's local memory)"),
+    _s("NTT_BAKED_PRIMES", "bool", None, "the 31-bit primes' NTT pass kernels with the prime written "
+       "in (1: one build per prime) or read at run time from a table (0: one build for the three; "
+       "default by batch size, mpn.mul_ntt.baked_primes)"),
+    _s("NTT_SIDES_LOOP", "bool", None, "a one-pass NTT product runs both operands' forward stages as "
+       "one loop of two rounds (1) or written out twice (0; default: the loop for the run-time "
+       "prime on GPUs)"),
     _s("NTT_ITEMS", "int", 256, "work-items per group of the NTT passes (at most)"),
     _s("NTT_K0", "int", None, "levels of an NTT pass's lowest register chunk (default 5, 3 for "
        "the 64-bit field)"),
