@@ -2,7 +2,8 @@
 
 info   lists the OpenCL platforms and devices with the limits clbig plans its launches by, and
        the device that clbig picks by default (the DEVICE setting, else the first GPU whose
-       compiler works, else the first such CPU, PoCL before other CPU runtimes); `info --settings` lists clbig's settings (environment variables) instead, with
+       compiler works, else the CPU runtime measured soonest on a reference job, with the
+       measurements); `info --settings` lists clbig's settings (environment variables) instead, with
        their current values.
 demo   the quick start: random big integers, a*b and a+b on the default device, every result
        checked against gmpy2, with clbig's device time, the wall time and gmpy2's time.
@@ -88,7 +89,7 @@ def cmd_info(args) -> int:
     from clbig.runtime import config
     sel, var = config.settings().device, config.var("DEVICE")
     how = f"{var}={sel!r}" if sel else (f"no {var}: the first GPU whose compiler works, else the "
-                                         "first such CPU, PoCL before other CPU runtimes")
+                                         "CPU runtime measured soonest, below")
     try:
         ctx = clbig.current_context()
     except Exception as e:  # noqa: BLE001
@@ -100,6 +101,7 @@ def cmd_info(args) -> int:
                     print(f"  [{info.index}] {info.label} ({info.type}): {unusable[info.index]}")
         return 1
     print(f"Default device ({how}): {ctx.name}")
+    _print_cpu_measurements()
     from clbig.runtime import binaries, config
     root = binaries.folder(config.settings().kernel_cache)
     files, size = binaries.usage(root)
@@ -109,6 +111,25 @@ def cmd_info(args) -> int:
     from clbig.mpn import convert
     print(f"Int conversion: {convert.describe()}")
     return 0
+
+
+def _print_cpu_measurements() -> None:
+    """The CPU runtimes' reference-job measurements that chose (or would choose) the default
+    CPU, for the runtimes installed here; nothing where none was measured (a GPU, one CPU)."""
+    from clbig.runtime import cpu_choice, devices as D
+    here = {cpu_choice.fingerprint(d): i for i, d in enumerate(D._cl_devices())}
+    got = {k: v for k, v in cpu_choice.known(D.cpu_folder()).items() if k in here}
+    if not got:
+        return
+    print(f"CPU runtimes measured (build, then {cpu_choice.RUNS} runs of {cpu_choice.ROWS} 1024-bit "
+          "products; the least total is the default CPU):")
+    for k, m in sorted(got.items(), key=lambda kv: kv[1].get("score", float("inf"))):
+        name = k.split(" | ")[0] + ": " + k.split(" | ")[2]
+        if m.get("build_s") is None or not m.get("exact"):
+            print(f"  [{here[k]}] {name}: unusable ({m.get('error', 'wrong product')})")
+        else:
+            print(f"  [{here[k]}] {name}: build {1e3 * m['build_s']:.0f} ms + {cpu_choice.RUNS} x "
+                  f"{1e3 * m['run_s']:.2f} ms = {1e3 * m['score']:.0f} ms")
 
 
 def one_line(e: BaseException) -> str:

@@ -210,10 +210,20 @@ def test_context_pocl_alias():
     assert picked.name.strip() in {d.name for d in pocl}
 
 
-def _pocl_first(infos):
-    """The order clbig prefers among devices (devices._select): CPUs of PoCL before other CPU
-    runtimes, otherwise the loader's order."""
-    return sorted(infos, key=lambda d: d.type.upper() == "CPU" and "portable computing" not in d.label.lower())
+def _measured_first(infos):
+    """The order clbig prefers among devices (devices._select): CPUs by the reference job's
+    measured score (runtime.cpu_choice; within its TIE the loader's order), else the loader's
+    order."""
+    D = sys.modules["clbig.runtime.devices"]
+    from clbig.runtime import cpu_choice
+    cpus = [i for i in infos if i.type.upper() == "CPU"]
+    if len(cpus) < 2:
+        return list(infos)
+    cl_of = dict(zip((i.index for i in clbig.devices()), D._cl_devices()))
+    table = cpu_choice.measurements([cl_of[i.index] for i in cpus], D.cpu_folder())
+    score = {i.index: table[cpu_choice.fingerprint(cl_of[i.index])]["score"] for i in cpus}
+    best = min(score.values())
+    return sorted(infos, key=lambda i: i.type.upper() != "CPU" or score[i.index] > best * (1 + cpu_choice.TIE))
 
 
 @pytest.mark.parametrize("kind", ["gpu", "cpu", "GPU", "Cpu"])
@@ -223,7 +233,8 @@ def test_context_by_type(kind):
     of_kind = [d for d in devs if d.type.lower() == kind.lower()]
     if of_kind:
         builds = {d.index for d, c in zip(devs, D._cl_devices()) if D._compiles(c)}
-        want = next((d for d in _pocl_first(of_kind) if d.index in builds), _pocl_first(of_kind)[0])
+        usable = [d for d in of_kind if d.index in builds]
+        want = _measured_first(usable)[0] if usable else of_kind[0]
         assert _dev_name(clbig.Context(kind)) == want.name
     elif not any(kind.lower() in f"{d.platform}: {d.name}".lower() for d in devs):
         with pytest.raises(ValueError):
@@ -231,13 +242,13 @@ def test_context_by_type(kind):
 
 
 def test_default_device_without_env(monkeypatch):
-    """The first GPU, else the first CPU, among the devices whose compiler works."""
+    """The first GPU, else the CPU measured soonest, among the devices whose compiler works."""
     D = sys.modules["clbig.runtime.devices"]
     monkeypatch.delenv("CLBIG_DEVICE", raising=False)
     devs = clbig.devices()
     works = [d for d, c in zip(devs, D._cl_devices()) if D._compiles(c)]
     gpus = [d for d in works if d.type.upper() == "GPU"]
-    cpus = _pocl_first([d for d in works if d.type.upper() == "CPU"])
+    cpus = _measured_first([d for d in works if d.type.upper() == "CPU"])
     expected = (gpus or cpus)[0] if (gpus or cpus) else None
     got = clbig.Context()
     if expected is not None:

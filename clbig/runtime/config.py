@@ -61,7 +61,8 @@ _TABLE = (
     # -- devices and the runtime (clbig.runtime)
     _s("DEVICE", "str", None, "device selector when none is given: an index from `python -m clbig "
        "info`, gpu, cpu, or part of a device's name (unset: the first GPU whose compiler "
-       "works, else the first CPU whose compiler works, PoCL before other CPU runtimes)", False),
+       "works, else the CPU runtime that finishes a reference job soonest, measured once per "
+       "machine: python -m clbig info shows it)", False),
     _s("CL_OPTIONS", "args", [], "extra OpenCL compiler options for every kernel build, split as "
        "a shell would (e.g. -cl-nv-verbose to see register use)", False),
     _s("KERNEL_CACHE", "str", None, "the folder where built kernels are kept for later processes, "

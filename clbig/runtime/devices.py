@@ -19,7 +19,7 @@ import pyopencl.array as cla
 import pyopencl.tools as cl_tools
 from pyopencl.compyte.array import c_contiguous_strides
 
-from . import binaries, config, replay, staging
+from . import binaries, config, cpu_choice, replay, staging
 from .profile import Profile
 from .errors import SetupError  # noqa: F401 (clbig.SetupError)
 from . import tuned as tune
@@ -229,15 +229,12 @@ def _select(selector):
     if selector is None:
         selector = config.value("DEVICE") or None
     if selector is None:
-        # Among devices of a kind, PoCL first: the ICD loader's platform order depends on the
-        # file system where several CPU runtimes are registered (a distribution's PoCL beside
-        # the Intel runtime that the pocl extra brings), and PoCL is the open one.
-        pairs = sorted(zip(devs, infos), key=lambda p: p[1].type == "CPU"
-                       and "portable computing" not in p[1].label.lower())
+        # The first GPU whose compiler works, else the CPU runtime that finished the reference
+        # job soonest (cpu_choice: measured once per machine), else any device that compiles.
         for kind in ("GPU", "CPU", None):
-            for d, info in pairs:
-                if kind in (None, info.type) and _compiles(d):
-                    return d
+            usable = [d for d, info in zip(devs, infos) if kind in (None, info.type) and _compiles(d)]
+            if usable:
+                return _soonest_cpu(usable) if kind == "CPU" else usable[0]
         listing = "\n".join(f"  [{i.index}] {i.label} ({i.type})" for i in infos)
         raise RuntimeError(
             "no OpenCL device here can build a kernel:\n" + listing + "\nPoCL 3.0 from PyPI fails "
@@ -263,11 +260,10 @@ def _select(selector):
             raise ValueError(f"device index {s} out of range: there are {len(devs)} devices:\n{listing}")
         for kind in ("gpu", "cpu"):
             if s == kind:
-                of_kind = [d for d, info in sorted(zip(devs, infos), key=lambda p: "portable computing"
-                                                   not in p[1].label.lower()) if info.type == kind.upper()]
-                for d in of_kind:
-                    if _compiles(d):
-                        return d
+                of_kind = [d for d, info in zip(devs, infos) if info.type == kind.upper()]
+                usable = [d for d in of_kind if _compiles(d)]
+                if usable:   # 'cpu': the measured choice, as for the default
+                    return _soonest_cpu(usable) if kind == "cpu" else usable[0]
                 if of_kind:   # none builds: the Context's probe names the first and its compiler error
                     return of_kind[0]
         # "pocl" names PoCL's platform ("Portable Computing Language"), whose device names say
@@ -281,6 +277,17 @@ def _select(selector):
             return matches[0]
     listing = "\n".join(f"  [{i.index}] {i.label} ({i.type})" for i in infos)
     raise ValueError(f"no OpenCL device matches {selector!r}; available devices:\n{listing}")
+
+
+def cpu_folder() -> str:
+    """Where the CPU runtimes' measurements are kept (cpu_choice.FILE): clbig's user cache."""
+    import platformdirs
+    return platformdirs.user_cache_dir("clbig")
+
+
+def _soonest_cpu(usable: list):
+    _open_pyopencl_caches()   # the measurement launches a kernel: a corrupt cache is handled first
+    return cpu_choice.soonest(usable, cpu_folder())
 
 
 class Current:
@@ -310,8 +317,9 @@ class Context(Current):
     ints and lists go to the current one). ``with clbig.Context("nvidia"):`` makes it the
     current context of this thread (`clbig.current_context`); contexts nest and the previous
     one comes back on exit. Without any, a process-wide default opens on first use: the
-    DEVICE setting's device, else the first GPU whose compiler works, else a CPU (PoCL
-    first). A Context is thread safe.
+    DEVICE setting's device, else the first GPU whose compiler works, else the CPU runtime
+    that finishes a reference job soonest (runtime/cpu_choice.py; 'cpu' picks the same). A
+    Context is thread safe.
 
     Several devices used as one: ``Context.group([sel, sel, ...])``, or its shorthand
     ``Context([sel, sel, ...])`` (a list or tuple in place of one selector), gives a `Devices`,
@@ -839,7 +847,7 @@ def current_context() -> Context | Devices:
 
     The innermost ``with clbig.Context(...)`` (or `Devices`) block of this thread, else a
     process-wide default Context, opened on first use (the DEVICE setting's device, else the
-    first GPU whose compiler works, else a CPU).
+    first GPU whose compiler works, else the CPU runtime measured soonest).
 
     Returns
     -------
