@@ -145,6 +145,6 @@ def _rows_plans(ctx, m_need, n, ma, mb, mr, sa, sb):
         rows = P.ceil_div(m_need, 4 * ipi)
         return [P.Plan("rows", 4 * rows, ipi, 1, chain=True)] if rows <= 16 else []
     ipi = m_need // 4
-    ipb = max(1, min(min(256, ctx.max_items) // ipi, n))
-    rows = min(ctx.profile.settings.add_rows, P.ceil_div(n, ipb))
+    ipb = max(1, min(min(256, ctx.max_items) // ipi, P.next_pow2(n)))   # a few kernels for every n
+    rows = min(ctx.profile.settings.add_rows, P.ceil_div(P.next_pow2(n), ipb))
     return [P.Plan("rows", 4 * rows, ipi, ipb, chain=False)]

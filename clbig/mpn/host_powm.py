@@ -85,11 +85,16 @@ def _pool(workers: int) -> ThreadPoolExecutor:
 
 
 def cores() -> int:
-    """The host cores this process may run on."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
+    """The host cores this process may run on (asked once per process: a system call on every
+    powmod of a few rows was a tenth of clbig's overhead there)."""
+    got = _state.get("cores")
+    if got is None or got[1] != os.getpid():
+        try:
+            n = len(os.sched_getaffinity(0))
+        except (AttributeError, OSError):
+            n = os.cpu_count() or 1
+        got = _state["cores"] = (n, os.getpid())
+    return got[0]
 
 
 def _row(lib, a: int, e: int, m: int) -> int:
@@ -112,6 +117,9 @@ def _row(lib, a: int, e: int, m: int) -> int:
 def powm_rows(av, ev, mv) -> tuple[list[int], int]:
     """[pow(a, e, m) for each row] (e >= 0, m >= 1, any a) and how many threads ran them:
     GMP on every core where libgmp loads and there are several rows, else gmpy2 here."""
+    if len(av) == 1:   # one row: gmpy2 here, with no more Python around it than needed
+        a, e, m = (v if type(v) is int else int(v) for v in (av[0], ev[0], mv[0]))
+        return [int(gmpy2.powmod(a % m, e, m))], 1
     av = [int(a) % int(m) for a, m in zip(av, mv)]
     ev, mv = [int(e) for e in ev], [int(m) for m in mv]
     n, k = len(av), min(len(av), cores())

@@ -423,9 +423,10 @@ def _on_host(ctx, a, e, m):
             raise ValueError(f"modulus is 0 at index {i}")
     out, threads = host_powm.powm_rows(av, ev, mv)
     bits = m.bits if isinstance(m, (BigIntArray, Modulus)) else 32 * max(1, -(-mbits // 32))
-    profiling.note(f"powmod: {n} rows on the host, GMP in {threads} thread(s) (at most {limit} "
-                   f"rows there: one launch on {ctx.name} costs the latency of one instance; "
-                   "POWMOD_HOST_ROWS)")
+    if profiling.active():   # (formatting the note costs more than the row at small sizes)
+        profiling.note(f"powmod: {n} rows on the host, GMP in {threads} thread(s) (at most {limit} "
+                       f"rows there: one launch on {ctx.name} costs the latency of one instance; "
+                       "POWMOD_HOST_ROWS)")
     return host_result(ctx, out, bits)    # uploaded when a device operation needs the limbs
 
 

@@ -554,9 +554,10 @@ class Context(Current):
         """The classical products' carry chains now: "ptx", "c" or "" (the profile's)."""
         return self.profile.carry
 
-    @property
+    @functools.cached_property
     def name(self) -> str:
-        """``"<platform>: <device name>"``, as `DeviceInfo.label` says it."""
+        """``"<platform>: <device name>"``, as `DeviceInfo.label` says it (asked of the driver
+        once: each ask costs microseconds, and host paths name the device in their notes)."""
         return f"{self.device.platform.name.strip()}: {self.device.name.strip()}"
 
     def __repr__(self):

@@ -59,7 +59,7 @@ def scan_plans(ctx, m: int, n: int, stage_buffers: int = 1, q_options=None,
     """Plans for map–scan kernels (add, sub, compare) over instances of m limbs, best first;
     the caller moves on when a built kernel turns out not to fit (DoesNotFit). Memoized per
     context: n matters only up to the work-group limit (instances per group)."""
-    n = min(n, ctx.max_items)
+    n = next_pow2(min(max(n, 1), ctx.max_items))   # the plans depend on n only through this
     q_options = tuple(q_options) if q_options else None
     key = ("scan_plans", m, n, stage_buffers, q_options, target_items, chained,
            ctx.profile.settings.version)   # a changed setting takes effect
@@ -107,7 +107,9 @@ def _scan_plans(ctx, m, n, stage_buffers, q_options, target_items, chained):
     for q in qs:
         ipi = ceil_div(m, q)
         if ipi <= max_items and local_bytes(ipi, q) <= lmem:
-            ipb = max(1, min(min(target_items, max_items) // ipi, n))
+            # n rounded up to a power of two: a batch whose length changes from call to call
+            # (candidates sieved away, a shrinking reduction) reuses a handful of kernels
+            ipb = max(1, min(min(target_items, max_items) // ipi, next_pow2(n)))
             while ipb > 1 and local_bytes(ipb * ipi, q) > lmem:
                 ipb //= 2
             yield Plan("single", q, ipi, ipb)
