@@ -348,9 +348,10 @@ def main(argv=None) -> int:
                                            "every later process)")
     p_warm.add_argument("--device", default=None, help="device selector as for clbig.Context")
     p_warm.add_argument("--ops", default=None, help="comma-separated families (default: all of "
-                        "add, mul, divmod, compare, powmod, gcd, invert)")
+                        "add, mul, divmod, compare, powmod, gcd, invert, gcdext, lcm, iroot, is_prime, "
+                        "next_prime, prod, expression)")
     p_warm.add_argument("--bits", default=None, help="comma-separated widths in bits (default "
-                        "256,512,1024,2048,4096)")
+                        "64,128,256,512,1024,2048,4096)")
     p_warm.set_defaults(fn=cmd_warmup)
     args = parser.parse_args(argv)
     return args.fn(args)

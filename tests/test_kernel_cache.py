@@ -145,6 +145,20 @@ def test_warmup_command_and_function(tmp_path):
                          capture_output=True, text=True, env=env, timeout=300, cwd=tempfile.gettempdir())
     assert run.returncode == 0, run.stderr
     assert "kernels kept in" in run.stdout and binaries.usage(tmp_path)[0] >= 2
+    # The warm-up's promise (issue 43): a later process builds nothing for these families at
+    # that width, whatever its batch lengths (batch classes: the warm-up ran one of each).
+    code = ("import clbig, random\nfrom clbig.runtime import render\nr = random.Random(5)\n"
+            "for n in (5, 40, 300):\n"
+            "    a = [r.getrandbits(96) | 1 << 95 for _ in range(n)]\n"
+            "    b = [r.getrandbits(96) | 1 << 95 for _ in range(n)]\n"
+            "    A, B = clbig.array(a), clbig.array(b)\n"
+            "    assert (A + B).tolist() == [x + y for x, y in zip(a, b)]\n"
+            "    assert list(clbig.compare(A, B)) == [(x > y) - (x < y) for x, y in zip(a, b)]\n"
+            "print(len(render.builds()), render.builds())\n")
+    later = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300,
+                           cwd=tempfile.gettempdir())
+    assert later.returncode == 0, later.stderr
+    assert later.stdout.split()[0] == "0", f"built after the warm-up: {later.stdout}"
     bad = subprocess.run([sys.executable, "-m", "clbig", "warmup", "--ops", "sqrt"], capture_output=True,
                          text=True, env=env, timeout=120, cwd=tempfile.gettempdir())
     assert bad.returncode == 1 and "unknown family 'sqrt'" in bad.stderr
@@ -153,6 +167,21 @@ def test_warmup_command_and_function(tmp_path):
     assert steps == [(1, 2, "add 40 bits"), (2, 2, "add 70 bits")]
     with pytest.raises(ValueError, match="widths must be at least 2 bits"):
         clbig.warmup(["add"], [1])
+    with pytest.raises(ValueError, match="batch lengths must be at least 1"):
+        clbig.warmup(["add"], [64], batches=[0])
+
+
+def test_batch_classes():
+    """Plans sized by the batch see a handful of lengths (plan.batch_class): every length on
+    GPUs is one class, on CPUs three."""
+    from clbig.runtime import plan as P
+    ctx = clbig.current_context()
+    got = [P.batch_class(ctx, n) for n in (0, 1, 8, 9, 64, 65, 10**6)]
+    if P.is_gpu(ctx):
+        assert set(got) == {ctx.max_items}
+    else:
+        top = ctx.max_items
+        assert got == [min(8, top)] * 3 + [min(64, top)] * 2 + [top] * 2
 
 
 def test_compiled_templates_of_two_versions_do_not_mix(monkeypatch, tmp_path):

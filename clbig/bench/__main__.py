@@ -115,6 +115,9 @@ def _parser() -> argparse.ArgumentParser:
                     help="each family's first call in a fresh process with empty kernel caches, "
                          "with the disk caches warm, and warm, beside gmpy2 on one core; writes "
                          "<device>_<date>_cold.md and .json")
+    ap.add_argument("--after-warmup", action="store_true",
+                    help="with --cold: run `python -m clbig warmup` into empty caches first, then "
+                         "each family's first call, counting the kernels it still builds")
     ap.add_argument("--cold-families", default=None,
                     help="comma-separated subset of the --cold families (default: all)")
     ap.add_argument("--e2e", action="store_true",
@@ -371,6 +374,8 @@ def _cold(args) -> int:
                   file=sys.stderr)
             return 2
     out = args.out or os.path.join(os.getcwd(), _dt.now().strftime("clbig-bench-%Y%m%d-%H%M%S"))
+    if args.after_warmup:
+        return _after_warmup(args, fams, out)
 
     def said(row):
         c, d = row["cold"], row["disk"]
@@ -393,6 +398,38 @@ def _cold(args) -> int:
     wrong = [r["family"] for r in rows if not (r["cold"].get("exact") and r["disk"].get("exact"))]
     if wrong:
         print(f"clbig.bench: WRONG RESULT or failure in {', '.join(wrong)}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def _after_warmup(args, fams, out: str) -> int:
+    """--cold --after-warmup: the warm-up's promise, that the tour then builds nothing."""
+    import json
+    from datetime import datetime as _dt
+
+    from .cold import run_after_warmup, warm_markdown
+
+    def said(row):
+        a = row["after"]
+        print(f"  {row['family']}: {a.get('first_s', a.get('error'))} s, "
+              f"{len(a.get('builds', []))} builds", flush=True)
+
+    res = run_after_warmup(fams, device=args.device, progress=said)
+    device = next((r["after"]["device"] for r in res["rows"] if "device" in r["after"]), "no device")
+    md = warm_markdown(res, device, f"{_dt.now():%Y-%m-%d}, {os.cpu_count()} host cores")
+    os.makedirs(out, exist_ok=True)
+    base = os.path.join(out, re.sub(r'[^A-Za-z0-9]+', '_', device.split(": ")[-1]).strip('_')
+                        + f"_{_dt.now():%Y%m%d}_after_warmup")
+    with open(base + ".md", "w", encoding="utf-8") as f:
+        f.write(md)
+    with open(base + ".json", "w", encoding="utf-8") as f:
+        json.dump(res, f, indent=1)
+    print()
+    print(md)
+    print(f"wrote {base}.md")
+    bad = [r["family"] for r in res["rows"] if not r["after"].get("exact")]
+    if bad or res["warmup_rc"] != 0:
+        print(f"clbig.bench: failure in {', '.join(bad) or 'the warm-up'}", file=sys.stderr)
         return 2
     return 0
 

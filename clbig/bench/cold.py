@@ -181,10 +181,13 @@ def child(family: str) -> dict:
     import clbig
     clbig.current_context()
     t_import = time.perf_counter() - t0
+    from clbig.runtime import render
     x = _inputs(family)
+    built = len(render.builds())
     t0 = time.perf_counter()
     got = _run_clbig(clbig, family, x)
     first = time.perf_counter() - t0
+    built = render.builds()[built:]
     t0 = time.perf_counter()
     again = _run_clbig(clbig, family, x)
     second = time.perf_counter() - t0
@@ -193,7 +196,7 @@ def child(family: str) -> dict:
     g = time.perf_counter() - t0
     return {"family": family, "import_s": t_import, "first_s": first, "second_s": second,
             "gmpy2_s": g, "exact": got == want and again == want,
-            "device": clbig.current_context().name}
+            "device": clbig.current_context().name, "builds": [f"{t}:{k}" for t, k in built]}
 
 
 def _spawn(family: str, env: dict, timeout: float) -> dict:
@@ -224,6 +227,47 @@ def run_cold(families=FAMILIES, device: str | None = None, timeout: float = 600,
         if progress:
             progress(row)
     return rows
+
+
+def run_after_warmup(families=FAMILIES, device: str | None = None, timeout: float = 600,
+                     progress=None) -> dict:
+    """`python -m clbig warmup` (its defaults) into empty caches, then each family's first call
+    in a fresh process on those caches, counting the kernels it still builds (issue 43: none).
+    Returns {"warmup_s", "warmup_rc", "rows": [{"family", "what", "after": child's dict}]}."""
+    with tempfile.TemporaryDirectory(prefix="clbig-warm-") as tmp:
+        env = dict(os.environ, XDG_CACHE_HOME=os.path.join(tmp, "cache"),
+                   POCL_CACHE_DIR=os.path.join(tmp, "pocl"), CUDA_CACHE_PATH=os.path.join(tmp, "nv"))
+        env.pop(config.var("KERNEL_CACHE"), None)
+        if device is not None:
+            env[config.var("DEVICE")] = str(device)
+        t0 = time.perf_counter()
+        run = subprocess.run([sys.executable, "-m", "clbig", "warmup"], capture_output=True, text=True,
+                             env=env, timeout=timeout * 4, cwd=tempfile.gettempdir())
+        out = {"warmup_s": time.perf_counter() - t0, "warmup_rc": run.returncode,
+               "warmup_tail": (run.stderr or run.stdout).strip().splitlines()[-3:], "rows": []}
+        for fam in families:
+            row = {"family": fam, "what": DESCRIBE[fam], "after": _spawn(fam, env, timeout)}
+            out["rows"].append(row)
+            if progress:
+                progress(row)
+    return out
+
+
+def warm_markdown(res: dict, device: str, when: str) -> str:
+    out = [f"# First calls after `python -m clbig warmup` ({device}, {when})", "",
+           f"The warm-up (its defaults, empty caches): {res['warmup_s']:.0f} s, exit {res['warmup_rc']}. "
+           "Then each family in a fresh process on those caches. Milliseconds; builds: kernels "
+           "the first call still compiled.", "",
+           "| family | what | first call | builds | warm | gmpy2 | exact |",
+           "| --- | --- | ---: | ---: | ---: | ---: | --- |"]
+    for r in res["rows"]:
+        a = r["after"]
+        if "error" in a:
+            out.append(f"| {r['family']} | {r['what']} | error: {a['error']} | | | | |")
+            continue
+        out.append(f"| {r['family']} | {r['what']} | {_ms(a['first_s'])} | {len(a['builds'])} | "
+                   f"{_ms(a['second_s'])} | {_ms(a['gmpy2_s'])} | {'yes' if a['exact'] else 'NO'} |")
+    return "\n".join(out) + "\n"
 
 
 def _ms(v) -> str:

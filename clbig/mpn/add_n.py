@@ -145,6 +145,7 @@ def _rows_plans(ctx, m_need, n, ma, mb, mr, sa, sb):
         rows = P.ceil_div(m_need, 4 * ipi)
         return [P.Plan("rows", 4 * rows, ipi, 1, chain=True)] if rows <= 16 else []
     ipi = m_need // 4
-    ipb = max(1, min(min(256, ctx.max_items) // ipi, P.next_pow2(n)))   # a few kernels for every n
-    rows = min(ctx.profile.settings.add_rows, P.ceil_div(P.next_pow2(n), ipb))
+    nb = P.batch_class(ctx, n)   # a few kernels for every n
+    ipb = max(1, min(min(256, ctx.max_items) // ipi, nb))
+    rows = ctx.profile.settings.add_rows if P.is_gpu(ctx) else min(ctx.profile.settings.add_rows, P.ceil_div(nb, ipb))
     return [P.Plan("rows", 4 * rows, ipi, ipb, chain=False)]

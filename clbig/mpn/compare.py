@@ -19,7 +19,7 @@ def compare3(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int) -> np.ndarra
 def compare3_device(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int):
     """compare3 launched, not read: (the device array of block results, fold), fold(its host
     copy) giving compare3's answer; for reading it together with other results (n >= 1)."""
-    key = ("compare3", ma, mb, sa, sb, min(n, ctx.max_items), ctx.profile.settings.version)
+    key = ("compare3", ma, mb, sa, sb, P.batch_class(ctx, n), ctx.profile.settings.version)
     got = memoized(ctx, key, lambda: _choose(ctx, ma, mb, sa, sb, n))
     if not got:
         raise RuntimeError(f"no comparison kernel fits this device for {max(ma, mb)} limbs")

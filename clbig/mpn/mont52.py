@@ -143,7 +143,12 @@ def plan(ctx, nm: int, n: int, coop: bool = False):
     if N > s.mont52_nmax:
         return _plan_coop(ctx, s, N, n) if coop else None
     mloc = s.get("mont52_mloc", P.is_gpu(ctx) and N > REG_MAX)
-    wg = min(s.get("mont52_items", ITEMS), ctx.max_items, P.next_pow2(max(n, 1)))
+    # The group follows the batch on GPUs only: there idle items cost a scheduler's time (they
+    # stay for MSH's barrier), while one item per instance on a CPU leaves at once (no barrier
+    # without MSH, which CPUs do not take), so one kernel serves every batch length there.
+    wg = min(s.get("mont52_items", ITEMS), ctx.max_items)
+    if P.is_gpu(ctx):
+        wg = min(wg, P.next_pow2(max(n, 1)))
     while wg > 1 and _local_bytes(N, wg, mloc) > ctx.local_mem:
         wg //= 2
     if _local_bytes(N, wg, mloc) > ctx.local_mem:

@@ -65,7 +65,7 @@ def single_plans(ctx, ma: int, mb: int, mr: int, n: int, target_items: int | Non
         if ipi > ctx.max_items:
             continue
         for b_global in (False, True):
-            ipb = max(1, min(min(target_items, ctx.max_items) // ipi, P.next_pow2(n)))   # few kernels
+            ipb = max(1, min(min(target_items, ctx.max_items) // ipi, P.batch_class(ctx, n)))
             while ipb > 1 and _local_bytes(ipb, q, ma, mb, c, b_global, square) > ctx.local_mem:
                 ipb //= 2
             if _local_bytes(ipb, q, ma, mb, c, b_global, square) <= ctx.local_mem:
@@ -87,7 +87,7 @@ def digit_plans(ctx, ma: int, mb: int, mr: int, n: int, target_items: int | None
         dld = (da + q) + (db + 5 * q)
         if ipi > ctx.max_items or c * q + 2 > dld:
             continue
-        ipb = max(1, min(min(target_items, ctx.max_items) // ipi, P.next_pow2(n)))
+        ipb = max(1, min(min(target_items, ctx.max_items) // ipi, P.batch_class(ctx, n)))
 
         def local(ipb):
             return P.WORD * ipb * (dld + 3 * c) + 16

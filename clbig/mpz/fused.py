@@ -72,7 +72,7 @@ def poly(a, b, bits: int | None = None, fused: bool | None = None) -> BigIntArra
             c = P.ceil_div(P.ceil_div(mr, q), 2) * 2
             ipi = c // 2
             ld = 5 * q + mr
-            ipb = max(1, min(min(128, ctx.max_items) // ipi, P.next_pow2(n)))
+            ipb = max(1, min(min(128, ctx.max_items) // ipi, P.batch_class(ctx, n)))
             while ipb > 1 and P.WORD * ipb * (2 * ld + 3 * c) + 16 > ctx.local_mem:
                 ipb //= 2
             if ipi > ctx.max_items or P.WORD * ipb * (2 * ld + 3 * c) + 16 > ctx.local_mem:

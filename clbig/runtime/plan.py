@@ -54,12 +54,31 @@ def next_pow2(k: int) -> int:
     return 1 << max(0, (k - 1).bit_length())
 
 
+#: The batch classes of CPUs (batch_class): a batch of a few rows, a partial group, full ones.
+CPU_BATCH_CLASSES = (8, 64)
+
+
+def batch_class(ctx, n: int) -> int:
+    """The batch length that launch plans sizing work-groups by the batch are made for, so that
+    a loop whose batch shrinks (next_prime's candidates) builds a kernel per class, not per
+    length, and a warm-up at one length of each class covers every later batch. On GPUs a full
+    group whatever n: idle work-items in one group cost a GPU nothing measurable. On CPUs,
+    where work-items are loop iterations, three classes: up to 8 rows, up to 64, more (at most
+    8x idle items, in batches whose time is the launch's)."""
+    if is_gpu(ctx):
+        return ctx.max_items
+    for c in CPU_BATCH_CLASSES:
+        if n <= c:
+            return min(c, ctx.max_items)
+    return ctx.max_items
+
+
 def scan_plans(ctx, m: int, n: int, stage_buffers: int = 1, q_options=None,
                target_items: int = 256, chained: bool = False) -> tuple:
     """Plans for map–scan kernels (add, sub, compare) over instances of m limbs, best first;
     the caller moves on when a built kernel turns out not to fit (DoesNotFit). Memoized per
     context: n matters only up to the work-group limit (instances per group)."""
-    n = next_pow2(min(max(n, 1), ctx.max_items))   # the plans depend on n only through this
+    n = batch_class(ctx, n)   # the plans depend on n only through this
     q_options = tuple(q_options) if q_options else None
     key = ("scan_plans", m, n, stage_buffers, q_options, target_items, chained,
            ctx.profile.settings.version)   # a changed setting takes effect
@@ -107,9 +126,7 @@ def _scan_plans(ctx, m, n, stage_buffers, q_options, target_items, chained):
     for q in qs:
         ipi = ceil_div(m, q)
         if ipi <= max_items and local_bytes(ipi, q) <= lmem:
-            # n rounded up to a power of two: a batch whose length changes from call to call
-            # (candidates sieved away, a shrinking reduction) reuses a handful of kernels
-            ipb = max(1, min(min(target_items, max_items) // ipi, next_pow2(n)))
+            ipb = max(1, min(min(target_items, max_items) // ipi, n))   # n: batch_class's
             while ipb > 1 and local_bytes(ipb * ipi, q) > lmem:
                 ipb //= 2
             yield Plan("single", q, ipi, ipb)

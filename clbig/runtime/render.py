@@ -125,6 +125,7 @@ def _build(ctx, template: str, name: str, params: dict, options: list, bkey: str
     """The program rendered from the template and built from source, its binary kept on disk
     (binaries.Store); None where the compiler refused the inline PTX (the profile says so)."""
     src = render(template, **params)
+    _builds.append((template, name))
     t0 = time.perf_counter()
     try:
         try:
@@ -147,6 +148,16 @@ def _build(ctx, template: str, name: str, params: dict, options: list, bkey: str
     _say_slow_build(ctx, template, time.perf_counter() - t0)
     ctx.binaries.save(bkey, prg)
     return prg
+
+
+_builds: list = []   # (template, kernel) of every build from source in this process
+
+
+def builds() -> list:
+    """(template, kernel name) of each kernel this process built from source, in order (not
+    those found in the caches): `python -m clbig.bench --cold` counts them, and a warm-up's
+    promise is that a later process builds none."""
+    return list(_builds)
 
 
 #: A build slower than this many seconds is reported on stderr (a cold kernel cache: the first
