@@ -361,7 +361,6 @@ def _few(args) -> int:
 
 def _cold(args) -> int:
     """--cold: first calls per family in fresh processes, printed and written to --out."""
-    import json
     from datetime import datetime as _dt
 
     from .cold import FAMILIES, cold_markdown, run_cold
@@ -385,16 +384,7 @@ def _cold(args) -> int:
     rows = run_cold(fams, device=args.device, progress=said)
     device = next((r["cold"]["device"] for r in rows if "device" in r["cold"]), "no device")
     md = cold_markdown(rows, device, f"{_dt.now():%Y-%m-%d}, {os.cpu_count()} host cores")
-    os.makedirs(out, exist_ok=True)
-    base = os.path.join(out, re.sub(r'[^A-Za-z0-9]+', '_', device.split(": ")[-1]).strip('_')
-                        + f"_{_dt.now():%Y%m%d}_cold")
-    with open(base + ".md", "w", encoding="utf-8") as f:
-        f.write(md)
-    with open(base + ".json", "w", encoding="utf-8") as f:
-        json.dump(rows, f, indent=1)
-    print()
-    print(md)
-    print(f"wrote {base}.md")
+    _write_cold_report(out, device, "cold", md, rows)
     wrong = [r["family"] for r in rows if not (r["cold"].get("exact") and r["disk"].get("exact"))]
     if wrong:
         print(f"clbig.bench: WRONG RESULT or failure in {', '.join(wrong)}", file=sys.stderr)
@@ -402,9 +392,25 @@ def _cold(args) -> int:
     return 0
 
 
+def _write_cold_report(out: str, device: str, kind: str, md: str, data) -> None:
+    """<out>/<device>_<date>_<kind>.md and .json for --cold and --cold --after-warmup, the
+    table printed."""
+    import json
+    from datetime import datetime as _dt
+    os.makedirs(out, exist_ok=True)
+    base = os.path.join(out, re.sub(r'[^A-Za-z0-9]+', '_', device.split(": ")[-1]).strip('_')
+                        + f"_{_dt.now():%Y%m%d}_{kind}")
+    with open(base + ".md", "w", encoding="utf-8") as f:
+        f.write(md)
+    with open(base + ".json", "w", encoding="utf-8") as f:
+        json.dump(data, f, indent=1)
+    print()
+    print(md)
+    print(f"wrote {base}.md")
+
+
 def _after_warmup(args, fams, out: str) -> int:
     """--cold --after-warmup: the warm-up's promise, that the tour then builds nothing."""
-    import json
     from datetime import datetime as _dt
 
     from .cold import run_after_warmup, warm_markdown
@@ -417,16 +423,7 @@ def _after_warmup(args, fams, out: str) -> int:
     res = run_after_warmup(fams, device=args.device, progress=said)
     device = next((r["after"]["device"] for r in res["rows"] if "device" in r["after"]), "no device")
     md = warm_markdown(res, device, f"{_dt.now():%Y-%m-%d}, {os.cpu_count()} host cores")
-    os.makedirs(out, exist_ok=True)
-    base = os.path.join(out, re.sub(r'[^A-Za-z0-9]+', '_', device.split(": ")[-1]).strip('_')
-                        + f"_{_dt.now():%Y%m%d}_after_warmup")
-    with open(base + ".md", "w", encoding="utf-8") as f:
-        f.write(md)
-    with open(base + ".json", "w", encoding="utf-8") as f:
-        json.dump(res, f, indent=1)
-    print()
-    print(md)
-    print(f"wrote {base}.md")
+    _write_cold_report(out, device, "after_warmup", md, res)
     bad = [r["family"] for r in res["rows"] if not r["after"].get("exact")]
     if bad or res["warmup_rc"] != 0:
         print(f"clbig.bench: failure in {', '.join(bad) or 'the warm-up'}", file=sys.stderr)

@@ -117,12 +117,9 @@ def _row(lib, a: int, e: int, m: int) -> int:
 def powm_rows(av, ev, mv) -> tuple[list[int], int]:
     """[pow(a, e, m) for each row] (e >= 0, m >= 1, any a) and how many threads ran them:
     GMP on every core where libgmp loads and there are several rows, else gmpy2 here."""
-    if len(av) == 1:   # one row: gmpy2 here, with no more Python around it than needed
-        a, e, m = (v if type(v) is int else int(v) for v in (av[0], ev[0], mv[0]))
-        return [int(gmpy2.powmod(a % m, e, m))], 1
     av = [int(a) % int(m) for a, m in zip(av, mv)]
     ev, mv = [int(e) for e in ev], [int(m) for m in mv]
-    n, k = len(av), min(len(av), cores())
+    k = min(len(av), cores())
     lib = _lib() if k > 1 else None
     if lib is None:
         return [int(gmpy2.powmod(a, e, m)) for a, e, m in zip(av, ev, mv)], 1

@@ -151,11 +151,9 @@ def soonest(devs: list, folder: str):
     if len(devs) <= 1:
         return devs[0] if devs else None
     table = measurements(devs, folder)
-    best = min(table[fingerprint(d)]["score"] for d in devs)
-    for d in devs:   # the loader's order among those within TIE of the best
-        if table[fingerprint(d)]["score"] <= best * (1 + TIE):
-            return d
-    return devs[0]   # every score infinite
+    scores = [table[fingerprint(d)]["score"] for d in devs]
+    best = min(scores)   # infinite where every one failed: then the first
+    return next(d for d, sc in zip(devs, scores) if sc <= best * (1 + TIE))   # loader's order
 
 
 def known(folder: str) -> dict:

@@ -232,9 +232,9 @@ def _select(selector):
         # The first GPU whose compiler works, else the CPU runtime that finished the reference
         # job soonest (cpu_choice: measured once per machine), else any device that compiles.
         for kind in ("GPU", "CPU", None):
-            usable = [d for d, info in zip(devs, infos) if kind in (None, info.type) and _compiles(d)]
-            if usable:
-                return _soonest_cpu(usable) if kind == "CPU" else usable[0]
+            got = _first_usable([d for d, info in zip(devs, infos) if kind in (None, info.type)], kind)
+            if got is not None:
+                return got
         listing = "\n".join(f"  [{i.index}] {i.label} ({i.type})" for i in infos)
         raise RuntimeError(
             "no OpenCL device here can build a kernel:\n" + listing + "\nPoCL 3.0 from PyPI fails "
@@ -261,9 +261,9 @@ def _select(selector):
         for kind in ("gpu", "cpu"):
             if s == kind:
                 of_kind = [d for d, info in zip(devs, infos) if info.type == kind.upper()]
-                usable = [d for d in of_kind if _compiles(d)]
-                if usable:   # 'cpu': the measured choice, as for the default
-                    return _soonest_cpu(usable) if kind == "cpu" else usable[0]
+                got = _first_usable(of_kind, kind.upper())   # 'cpu': the default's choice
+                if got is not None:
+                    return got
                 if of_kind:   # none builds: the Context's probe names the first and its compiler error
                     return of_kind[0]
         # "pocl" names PoCL's platform ("Portable Computing Language"), whose device names say
@@ -285,7 +285,15 @@ def cpu_folder() -> str:
     return platformdirs.user_cache_dir("clbig")
 
 
-def _soonest_cpu(usable: list):
+def _first_usable(candidates: list, kind: str | None):
+    """The device of `candidates` (the loader's order) that a selector of `kind` takes, None
+    where no compiler works: among CPUs the runtime measured soonest (cpu_choice, every one
+    probed), otherwise the first whose compiler works (probed only that far)."""
+    if kind != "CPU":
+        return next((d for d in candidates if _compiles(d)), None)
+    usable = [d for d in candidates if _compiles(d)]
+    if not usable:
+        return None
     _open_pyopencl_caches()   # the measurement launches a kernel: a corrupt cache is handled first
     return cpu_choice.soonest(usable, cpu_folder())
 

@@ -49,9 +49,9 @@ GROWTH_BITS = 256
 NEXT_PRIME_BITS = 1024
 
 
-def _check(family: str, bits: int, n: int, got, want) -> None:
+def _check(family: str, bits: int, n: int, ctx, got, want) -> None:
     if [int(v) for v in got] != [int(v) for v in want]:
-        raise RuntimeError(f"warmup: {family} at {bits} bits ({n} rows) gave a wrong result")
+        raise RuntimeError(f"warmup: {family} at {bits} bits ({n} rows) gave a wrong result on {ctx!r}")
 
 
 def _one(family: str, bits: int, n: int, ctx, rng: random.Random) -> None:
@@ -107,7 +107,7 @@ def _one(family: str, bits: int, n: int, ctx, rng: random.Random) -> None:
         got, want = ((A * B + A) % m).tolist(), [(x * y + x) % m for x, y in zip(a, b)]
     else:
         raise ValueError(f"warmup: unknown family {family!r}; choose from {', '.join(FAMILIES)}")
-    _check(family, bits, n, got, want)
+    _check(family, bits, n, ctx, got, want)
 
 
 def warmup(families: Sequence[str] = FAMILIES, bits: Sequence[int] = DEFAULT_BITS,
