@@ -24,8 +24,9 @@ import threading
 import warnings
 from pathlib import Path
 
-import platformdirs
 import pyopencl as cl
+
+from .caches import clbig_folder
 
 #: Bytes the folder may hold, over every device; past it, saving prunes the least recently used
 #: files down to 3/4 of it (PoCL's binaries are about 110 KB a kernel; a test suite's run
@@ -56,7 +57,7 @@ def folder(setting: str | None) -> Path | None:
         return None
     if setting:
         return Path(setting).expanduser()
-    return Path(platformdirs.user_cache_dir("clbig")) / "kernels"
+    return Path(clbig_folder()) / "kernels"
 
 
 def device_key(dev: cl.Device) -> str:

@@ -44,6 +44,13 @@ def cache_variable() -> str:
     return "LOCALAPPDATA" if sys.platform == "win32" else "XDG_CACHE_HOME"
 
 
+def clbig_folder() -> str:
+    """clbig's own folder in the user cache (kernels, compiled templates, tuning, the CPU
+    runtimes' measurements, the ICD vendors folder)."""
+    import platformdirs
+    return platformdirs.user_cache_dir("clbig")
+
+
 def usable_folder(path: str) -> str | None:
     """None when `path` is (or can be made) a writable folder, else why not."""
     up = path

@@ -281,8 +281,8 @@ def _select(selector):
 
 def cpu_folder() -> str:
     """Where the CPU runtimes' measurements are kept (cpu_choice.FILE): clbig's user cache."""
-    import platformdirs
-    return platformdirs.user_cache_dir("clbig")
+    from .caches import clbig_folder
+    return clbig_folder()
 
 
 def _first_usable(candidates: list, kind: str | None):

@@ -235,8 +235,8 @@ def register() -> str | None:
             runtimes = pip_runtimes()
             if not runtimes:
                 return None
-            import platformdirs
-            cache = platformdirs.user_cache_dir("clbig")
+            from .caches import clbig_folder
+            cache = clbig_folder()
             return setup(os.environ, runtimes, cache)
         except Exception as e:  # noqa: BLE001
             warnings.warn(f"clbig: pip-installed OpenCL runtimes stay unregistered: "

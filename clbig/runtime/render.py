@@ -12,12 +12,11 @@ import time
 from pathlib import Path
 
 import numpy as np
-import platformdirs
 import pyopencl as cl
 from mako.lookup import TemplateLookup
 
 from . import binaries, config, replay
-from .caches import usable_folder
+from .caches import clbig_folder, usable_folder
 from .memo import DoesNotFit, memo, memoized  # noqa: F401 (callers import them from render)
 from .profiling import record
 
@@ -48,7 +47,7 @@ def _templates() -> TemplateLookup:
     global _lookup
     if _lookup is None:
         digest = binaries.templates_digest(kernel_dir())
-        folder = os.path.join(platformdirs.user_cache_dir("clbig"), "mako", digest)
+        folder = os.path.join(clbig_folder(), "mako", digest)
         keep = usable_folder(folder) is None
         _lookup = TemplateLookup(directories=[str(kernel_dir())], strict_undefined=True,
                                  module_directory=folder if keep else None)

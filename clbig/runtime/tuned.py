@@ -11,6 +11,7 @@ import warnings
 from pathlib import Path
 
 from . import config
+from .caches import clbig_folder
 
 ALGORITHMS = ("classical", "ntt", "ssa")
 # Full products and clipped ones (mod 2^bits with bits at most about the longer operand: the
@@ -41,8 +42,7 @@ def tuning_file() -> Path:
     chosen = config.value("TUNING_FILE")
     if chosen:
         return Path(chosen)
-    import platformdirs
-    return Path(platformdirs.user_cache_dir("clbig")) / "tuning.json"
+    return Path(clbig_folder()) / "tuning.json"
 
 
 def device_key(ctx) -> str:
