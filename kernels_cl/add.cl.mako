@@ -1,22 +1,31 @@
-## a ± b for a batch, fixed width MR limbs, as map–scan–map (Oancea & Watt, section 2).
+## a ± b for a batch, as map–scan–map (Oancea & Watt, section 2).
 ## MODE "single": IPB instances per work-group, each spanning IPI work-items.
 ## MODE "summary"/"apply": one instance spans G work-groups (IPB = 1); "summary" records each
 ## block's carry bits, "apply" folds the lower blocks' bits into its carry-in and finishes.
+## These modes take everything about the operation at run time (issue 43: one kernel per
+## launch shape, not per width or operation): the widths ma, mb, mr (limbs; anything up to the
+## plan's IPI*Q*G), the result's top-limb mask, the flag's limb and bit (flag_limb = NO_FLAG:
+## none) and the control byte ctl0 (add_n.CTL_*: 0 adds, NOT_B|CIN subtracts), or with
+## per_ctl one control byte per instance read from the flag slot (no flags then).
+## MODE "rows" keeps OP and the widths as template parameters (its layout places the flag and
+## the top limb at build time) and ignores those arguments.
 <%namespace file="blocks/common.mako" import="header"/>
 <%namespace file="blocks/stage.mako" import="stage_in, stage_out"/>
 <%namespace file="blocks/scan.mako" import="seg_scan"/>
 <%namespace file="blocks/arith.mako" import="carry_op_defs, add_chunk, apply_carry"/>
-<% WG = IPB * IPI; M = IPI * Q; SUB = (OP == "sub"); CTL = (OP == "ctl"); R = Q // 4 %>
-<% CIN = "((ctl >> 1) & 1u)" if CTL else "%du" % SUB %>
+<% WG = IPB * IPI; M = IPI * Q; R = Q // 4 %>
 ${header()}
 ${carry_op_defs()}
 
 __kernel __attribute__((reqd_work_group_size(${WG}, 1, 1)))
 void add_sub(__global const limb_t *a, ulong sa, __global const limb_t *b, ulong sb,
-             __global limb_t *r, __global uchar *flag, __global uchar *blk, uint n)
+             __global limb_t *r, __global uchar *flag, __global uchar *blk, uint n,
+             uint ma, uint mb, uint mr, uint flag_limb, uint flag_bit, uint top_mask,
+             uint ctl0, uint per_ctl)
 {
     __local uint sc[${WG}];
     const uint tid = get_local_id(0), s = tid / ${IPI}u, p = tid % ${IPI}u;
+#define NO_FLAG 0xFFFFFFFFu
 % if MODE == "rows":
     ${rows_body()}
 }
@@ -29,18 +38,16 @@ void add_sub(__global const limb_t *a, ulong sa, __global const limb_t *b, ulong
     const uint inst0 = get_group_id(0) / ${G}u, block = get_group_id(0) % ${G}u;
 % endif
     const uint limb_off = block * ${M}u, inst = inst0 + s;
-% if CTL:
-    /* OP "ctl": a per-instance control byte, passed in the flag slot (no flags then). bit 3
-       drops b (b = 0), bit 0 then complements it, bit 1 is the carry-in, bit 2 complements the
-       result: a + b, a - b = a + ~b + 1, b - a = ~(a + ~b), a - 1 = a + ~0, a + 1, ... */
-    const uint ctl = inst < n ? flag[inst] : 0u;
+    /* The control byte: bit 3 drops b (b = 0), bit 0 then complements it, bit 1 is the
+       carry-in, bit 2 complements the result: a + b, a - b = a + ~b + 1, b - a = ~(a + ~b),
+       a - 1 = a + ~0, a + 1, ... */
+    const uint ctl = per_ctl ? (inst < n ? flag[inst] : 0u) : ctl0;
     const limb_t keep_b = (ctl & 8u) ? 0u : LIMB_MAX, flip_b = (ctl & 1u) ? LIMB_MAX : 0u;
-% endif
     limb_t x[${Q}], y[${Q}], z[${Q}];
-    ${stage_in("x", "a", "sa", MA, "inst0", "n", "stage", "tid", WG, Q, M, "limb_off", VEC_A)}
-    ${stage_in("y", "b", "sb", MB, "inst0", "n", "stage", "tid", WG, Q, M, "limb_off", VEC_B)}
+    ${stage_in("x", "a", "sa", "ma", "inst0", "n", "stage", "tid", WG, Q, M, "limb_off", VEC)}
+    ${stage_in("y", "b", "sb", "mb", "inst0", "n", "stage", "tid", WG, Q, M, "limb_off", VEC)}
     uint v;
-    ${add_chunk("z", lambda j: "x[%d]" % j, (lambda j: "(y[%d] & keep_b) ^ flip_b" % j) if CTL else (lambda j: "y[%d]" % j), Q, "v", negate_b=SUB)}
+    ${add_chunk("z", lambda j: "x[%d]" % j, lambda j: "(y[%d] & keep_b) ^ flip_b" % j, Q, "v")}
 % if MODE == "summary":
     ${seg_scan("sc", "s * %du" % IPI, [("v", "p")], IPI, "CARRY_OP", "CARRY_ID")}
     if (p == ${IPI - 1}u && inst < n) blk[(size_t)inst * ${G}u + block] = (uchar)v;
@@ -48,7 +55,7 @@ void add_sub(__global const limb_t *a, ulong sa, __global const limb_t *b, ulong
   % if MODE == "apply":
     __local uint cin_block;
     if (tid == 0) {
-        uint c = ${CIN};
+        uint c = (ctl >> 1) & 1u;
         for (uint j = 0; j < block; j++) {
             uint sm = blk[(size_t)inst0 * ${G}u + j];
             c = (sm & 1u) | ((sm >> 1) & c);
@@ -58,42 +65,37 @@ void add_sub(__global const limb_t *a, ulong sa, __global const limb_t *b, ulong
     barrier(CLK_LOCAL_MEM_FENCE);
     const uint cin0 = cin_block;
   % else:
-    const uint cin0 = ${CIN};
+    const uint cin0 = (ctl >> 1) & 1u;
   % endif
     if (p == 0) v = CARRY_OP(cin0, v);
     ${seg_scan("sc", "s * %du" % IPI, [("v", "p")], IPI, "CARRY_OP", "CARRY_ID")}
     uint cin = (p > 0) ? (sc[s * ${IPI}u + p - 1u] & 1u) : cin0;
     ${apply_carry("z", "cin", Q)}
-  % if CTL:
     if (ctl & 4u) {
-    % for j in range(Q):
+  % for j in range(Q):
         z[${j}] = ~z[${j}];
-    % endfor
+  % endfor
     }
-  % endif
-  % if FLAG_LIMB is not None and FLAG_TOP:
-    /* the flag bit lies just above the computed width: it is the top carry (a+b), or its
-       complement (a-b: a borrow leaves no carry out of a + ~b + 1) */
-    if (p == ${IPI - 1}u && inst < n ${'&& block == %du' % (G - 1) if MODE == 'apply' else ''})
-        flag[inst] = (uchar)((v & 1u) ^ ${int(SUB)}u);
-  % elif FLAG_LIMB is not None:
-    {   /* bit `bits` of the wide result: the carry of a+b, or 1 exactly when a-b borrowed */
-        uint rel = ${FLAG_LIMB}u - limb_off - p * ${Q}u;
-        if (${FLAG_LIMB}u >= limb_off + p * ${Q}u && rel < ${Q}u && inst < n) {
+    if (flag_limb >= ${M * G}u) {
+        /* the flag bit lies above the computed width: it is the top carry (a+b), or its
+           complement (a-b: a borrow leaves no carry out of a + ~b + 1) */
+        if (flag_limb != NO_FLAG && p == ${IPI - 1}u && inst < n ${'&& block == %du' % (G - 1) if MODE == 'apply' else ''})
+            flag[inst] = (uchar)((v & 1u) ^ (ctl & 1u));
+    } else {   /* bit flag_bit of limb flag_limb of the wide result: the carry of a+b, or 1
+                  exactly when a-b borrowed */
+        const uint rel = flag_limb - limb_off - p * ${Q}u;
+        if (flag_limb >= limb_off + p * ${Q}u && rel < ${Q}u && inst < n) {
             limb_t w = 0;
-    % for j in range(Q):
+  % for j in range(Q):
             if (rel == ${j}u) w = z[${j}];
-    % endfor
-            flag[inst] = (uchar)((w >> ${FLAG_BIT}u) & 1u);
+  % endfor
+            flag[inst] = (uchar)((w >> flag_bit) & 1u);
         }
     }
-  % endif
-  % if TOP_MASK != 0xFFFFFFFF:
-    % for j in range(Q):
-    if (limb_off + p * ${Q}u + ${j}u == ${MR - 1}u) z[${j}] &= ${TOP_MASK}u;
-    % endfor
-  % endif
-    ${stage_out("z", "r", MR, "inst0", "n", "stage", "tid", WG, Q, M, "limb_off", VEC_R)}
+  % for j in range(Q):
+    if (limb_off + p * ${Q}u + ${j}u == mr - 1u) z[${j}] &= top_mask;
+  % endfor
+    ${stage_out("z", "r", "mr", "inst0", "n", "stage", "tid", WG, Q, M, "limb_off", VEC)}
 % endif
 }
 
@@ -103,7 +105,7 @@ void add_sub(__global const limb_t *a, ulong sa, __global const limb_t *b, ulong
 ## consecutive pieces of one big instance (IPB = 1) and chain through their totals; without,
 ## row r holds its own IPB instances, which puts R independent loads in flight per work-item.
 <%def name="rows_body()">
-<% RL = 4 * IPI %>
+<% RL = 4 * IPI; SUB = (OP == "sub") %>
 #define ROWS_OP(lo, hi) (((hi) & 0xFFFFu) | (((hi) >> 16) & (lo) & 0xFFFFu) | ((lo) & (hi) & 0xFFFF0000u))
     limb_t z[${R}][4];
     uint v = 0;

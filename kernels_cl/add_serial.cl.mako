@@ -13,8 +13,10 @@
 ## and FLAG_BIT, the widths are built in: MA, MB operand limbs, MR result limbs (the top one masked by TOP_MASK),
 ## FLAG_LIMB / FLAG_BIT where flag bit `bits` of the wide result lies (None: no flags), possibly
 ## past the result's limbs. Without, they are run-time arguments (ma, mb, mr, top_mask,
-## flag_limb, flag_bit; FLAGS says whether any flag is wanted): one build per OP serves every
-## width, where a loop whose capacity grows a bit a step built a kernel per step. PoCL runs the
+## flag_limb, flag_bit: NO_FLAG for none) and so is the operation (OP "any": the control byte
+## ctl0, or with per_ctl each instance's flag[i]): one build serves every width and operation,
+## where a loop whose capacity grows a bit a step built a kernel per step, and gcdext one per
+## operation. PoCL runs the
 ## run-time form's loops about 2x slower (2048 sums of 512 bits: 25-36 against 54-85 µs, 2-core
 ## EPYC, 2026-11-28), so add_n builds the widths in for batches whose run time matters
 ## (add_n.SERIAL_FIXED_LIMBS). The scalar arguments are the same in both forms.
@@ -22,7 +24,7 @@
 ${header()}
 <%
     SUB = OP == "sub"
-    CTL = OP == "ctl"
+    CTL = OP in ("ctl", "any")
     def B(y):            # the second term: b, ~b, or b under the control byte
         return "((%s) & keep) ^ flip" % y if CTL else ("~(%s)" % y if SUB else y)
     NOTR = " ^ notr" if CTL else ""
@@ -34,7 +36,8 @@ ${header()}
 %>
 __kernel void add_serial(__global const limb_t *a, ulong sa, __global const limb_t *b, ulong sb,
                          __global limb_t *out, __global uchar *flag, uint n, uint ma, uint mb,
-                         uint mr, uint flag_limb, uint flag_bit, uint top_mask)
+                         uint mr, uint flag_limb, uint flag_bit, uint top_mask, uint ctl0,
+                         uint per_ctl)
 {
     const uint i = get_global_id(0);
     if (i >= n) return;
@@ -45,7 +48,7 @@ __kernel void add_serial(__global const limb_t *a, ulong sa, __global const limb
     __global limb_t *ro = out + (size_t)i * mr;
 % endif
 % if CTL:
-    const uint ctl = flag[i];
+    const uint ctl = ${"per_ctl ? flag[i] : ctl0" if OP == "any" else "flag[i]"};
     const limb_t keep = (ctl & 8u) ? 0u : LIMB_MAX, flip = (ctl & 1u) ? LIMB_MAX : 0u;
     const limb_t notr = (ctl & 4u) ? LIMB_MAX : 0u;
     dlimb_t c = (ctl >> 1) & 1u;
@@ -82,18 +85,12 @@ __kernel void add_serial(__global const limb_t *a, ulong sa, __global const limb
     ${span(hi1, L, "0u", "0u")}
 % else:
 ## -- widths at run time ----------------------------------------------------------------------
-% if FLAGS:
-    const uint L = flag_limb < mr ? mr : flag_limb + 1u;   // limbs the chain runs through
-% else:
-    const uint L = mr;
-% endif
+    const uint L = (flag_limb == 0xFFFFFFFFu || flag_limb < mr) ? mr : flag_limb + 1u;   // limbs the chain runs through
     const uint lo1 = min(min(ma, mb), L), hi1 = min(max(ma, mb), L);
 <%def name="rspan(lo, hi, x, y)">
     for (uint j = ${lo}; j < ${hi}; ++j) {
         c += (dlimb_t)(${x}) + (dlimb_t)(limb_t)(${B(y)});
-% if FLAGS:
         if (j == flag_limb) flag[i] = (uchar)(((limb_t)c >> flag_bit) & 1u);
-% endif
         if (j < mr) ro[j] = ((limb_t)c${NOTR}) & (j == mr - 1u ? top_mask : LIMB_MAX);
         c >>= 32;
     }

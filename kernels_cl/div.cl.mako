@@ -1,7 +1,8 @@
 ## Small per-instance helpers of the division (clbig/div_q.py); everything else in the division
 ## is the library's batch add / sub / mul / shift / compare.
-##   bitlen : L = bit length of each instance of a (0 for zero), one work-item per instance
-##            scanning down from the top limb (it stops at the first non-zero limb); and the
+##   bitlen : L = bit length of each instance of a (0 for zero; its ma limbs at run time: one
+##            build for every width), one work-item per instance scanning down from the top
+##            limb (it stops at the first non-zero limb); and the
 ##            least L of each work-group (WG, a power of two), so that the host learns of a
 ##            zero divisor and the shortest one from a word per group, not from every L.
 ##   vshift : r = floor(a * 2^off) mod 2^(32*MR) with a per-instance bit offset
@@ -11,15 +12,16 @@
 ##            divisor: the first Newton iterate, 2 limbs (2^32 < w <= 2^33).
 ##   div_3by2: the basecase's quotient limb estimate on its own, one work-item per case
 ##            (n2 n1 n0 d1 d0 in, the 3-by-2 quotient out), for tests against exact division.
-## MA / MR: input / output limbs, WG the work-group size of bitlen (every kernel receives all
-## three: strict_undefined).
+## MA / MR: input / output limbs (bitlen: unused, 0), WG the work-group size of bitlen (every
+## kernel receives all three: strict_undefined).
 <%namespace file="blocks/common.mako" import="header"/>
 <%namespace file="blocks/div.mako" import="div_defs"/>
 ${header()}
 
 % if KERNEL == "bitlen":
 __kernel __attribute__((reqd_work_group_size(${WG}, 1, 1)))
-void bitlen(__global const limb_t *a, ulong sa, __global uint *len, __global uint *gmin, uint n)
+void bitlen(__global const limb_t *a, ulong sa, __global uint *len, __global uint *gmin, uint n,
+            uint ma)
 {
     __local uint red[${WG}];
     const size_t i = get_global_id(0);
@@ -28,7 +30,7 @@ void bitlen(__global const limb_t *a, ulong sa, __global uint *len, __global uin
     if (i < n) {
         __global const limb_t *ap = a + i * sa;
         L = 0u;
-        for (int j = ${MA - 1}; j >= 0; --j) {
+        for (int j = (int)ma - 1; j >= 0; --j) {
             const limb_t x = ap[j];
             if (x) { L = 32u * (uint)j + 32u - clz(x); break; }
         }

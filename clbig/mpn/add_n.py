@@ -19,7 +19,9 @@ from ..runtime.render import DoesNotFit, kernel, launch, memoized
 CTL_NOT_B, CTL_CIN, CTL_NOT_R, CTL_DROP_B = 1, 2, 4, 8
 
 
-NO_FLAG = 0xFFFFFFFF   # add_serial's flag_limb where no flag is wanted
+NO_FLAG = 0xFFFFFFFF   # the kernels' flag_limb where no flag is wanted
+# The control byte of a uniform operation (op "ctl" reads one per instance instead).
+CTL_OF = {"add": 0, "sub": CTL_NOT_B | CTL_CIN, "ctl": 0}
 
 
 def _flag_params(bits: int, want_flag: bool):
@@ -57,16 +59,15 @@ def addsub(ctx, op: str, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits:
     if serial(ctx):
         _, top, flag_limb, flag_bit = _flag_params(bits, want_flag)
         if n >= SERIAL_FIXED_ROWS and n * max(ma, mb, mr) >= SERIAL_FIXED_LIMBS:   # widths built in
-            k = kernel(ctx, "add_serial.cl.mako", "add_serial", None, OP=op, FLAGS=None,
+            k = kernel(ctx, "add_serial.cl.mako", "add_serial", None, OP=op,
                        WIDTHS=(("MA", ma), ("MB", mb), ("MR", mr), ("TOP_MASK", top),
                                ("FLAG_LIMB", flag_limb), ("FLAG_BIT", flag_bit)))
-        else:                                          # one build for every width
-            k = kernel(ctx, "add_serial.cl.mako", "add_serial", None, OP=op, WIDTHS=None,
-                       FLAGS=flag_limb is not None)
+        else:                                          # one build for every width and op
+            k = kernel(ctx, "add_serial.cl.mako", "add_serial", None, OP="any", WIDTHS=None)
         wg = min(SERIAL_WG, ctx.max_items)
         launch(ctx, k, P.ceil_div(n, wg), wg, *args, np.uint32(n), np.uint32(ma), np.uint32(mb),
                np.uint32(mr), np.uint32(NO_FLAG if flag_limb is None else flag_limb),
-               np.uint32(flag_bit), np.uint32(top))
+               np.uint32(flag_bit), np.uint32(top), np.uint32(CTL_OF[op]), np.uint32(op == "ctl"))
     else:
         key = ("addsub", op, ma, mb, bits, want_flag, sa, sb, min(n, N_CLASS),
                ctx.profile.settings.version)
@@ -74,12 +75,16 @@ def addsub(ctx, op: str, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits:
         if not got:
             raise RuntimeError(f"no addition kernel fits this device for {max(ma, mb, mr)} limbs")
         pl, ks = got
+        _, top, flag_limb, flag_bit = _flag_params(bits, want_flag)
+        ctl_args = (np.uint32(ma), np.uint32(mb), np.uint32(mr),
+                    np.uint32(NO_FLAG if flag_limb is None else flag_limb), np.uint32(flag_bit),
+                    np.uint32(top), np.uint32(CTL_OF[op]), np.uint32(op == "ctl"))
         if len(ks) == 1:
-            launch(ctx, ks[0], pl.groups(n), pl.work_group, *args, out.data, np.uint32(n))
+            launch(ctx, ks[0], pl.groups(n), pl.work_group, *args, out.data, np.uint32(n), *ctl_args)
         else:   # multi-group: block summaries, then the pass that applies them
             blk = ctx.buffer(n * pl.G)
             for k in ks:
-                launch(ctx, k, pl.groups(n), pl.work_group, *args, blk, np.uint32(n))
+                launch(ctx, k, pl.groups(n), pl.work_group, *args, blk, np.uint32(n), *ctl_args)
     if want_flag == "device":
         return out, flags
     return out, (ctx.get(flags)[:n].astype(bool) if want_flag else None)
@@ -105,20 +110,26 @@ def serial(ctx) -> bool:
 
 def _choose(ctx, op, ma, mb, bits, want_flag, sa, sb, n):
     """(plan, kernels) of the first plan whose kernels fit this device, else False; n is the
-    batch length's class (min(n, N_CLASS))."""
+    batch length's class (min(n, N_CLASS)). The row layout is built for its widths and op; the
+    map-scan kernels take widths, flag and op at run time, their plans made for the width's
+    class (plan.width_class), so nearby widths and every op share them."""
     mr, top, flag_limb, flag_bit = _flag_params(bits, want_flag)
     m_need = max(ma, mb, mr)
-    rows = _rows_plans(ctx, m_need, n, ma, mb, mr, sa, sb) if op != "ctl" else []   # no ctl rows mode
-    for pl in rows + list(P.scan_plans(ctx, m_need, n)):
-        per_item = 4 if (pl.mode == "rows" and not pl.chain) else pl.Q  # limbs of one instance
-        width = pl.IPI * per_item * pl.G
-        params = dict(OP=op, MA=ma, MB=mb, MR=mr, TOP_MASK=top, FLAG_LIMB=flag_limb,
-                      FLAG_BIT=flag_bit, FLAG_TOP=want_flag and flag_limb >= width,
-                      VEC_A=vec_ok(pl.Q, ma, sa), VEC_B=vec_ok(pl.Q, mb, sb), VEC_R=vec_ok(pl.Q, mr, mr),
-                      Q=pl.Q, IPI=pl.IPI, G=pl.G, CHAIN=pl.chain)
+    for pl in (_rows_plans(ctx, m_need, n, ma, mb, mr, sa, sb) if op != "ctl" else []):
+        width = pl.IPI * (4 if not pl.chain else pl.Q) * pl.G
         try:
-            if pl.mode in ("single", "rows"):
-                ks = (kernel(ctx, "add.cl.mako", "add_sub", pl.work_group, MODE=pl.mode, IPB=pl.IPB,
+            return pl, (kernel(ctx, "add.cl.mako", "add_sub", pl.work_group, MODE="rows", IPB=pl.IPB,
+                               OP=op, MA=ma, MB=mb, MR=mr, TOP_MASK=top, FLAG_LIMB=flag_limb,
+                               FLAG_BIT=flag_bit, FLAG_TOP=want_flag and flag_limb >= width,
+                               Q=pl.Q, IPI=pl.IPI, G=pl.G, CHAIN=pl.chain, VEC=False),)
+        except DoesNotFit:
+            pass
+    vec = vec_ok(4, ma, sa) and vec_ok(4, mb, sb) and vec_ok(4, mr, mr)
+    for pl in P.scan_plans(ctx, P.width_class(m_need), n):
+        params = dict(Q=pl.Q, IPI=pl.IPI, G=pl.G, VEC=vec and pl.Q % 4 == 0)
+        try:
+            if pl.mode == "single":
+                ks = (kernel(ctx, "add.cl.mako", "add_sub", pl.work_group, MODE="single", IPB=pl.IPB,
                              **params),)
             else:
                 ks = tuple(kernel(ctx, "add.cl.mako", "add_sub", pl.work_group, MODE=mode, IPB=1, **params)

@@ -19,13 +19,16 @@ def compare3(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int) -> np.ndarra
 def compare3_device(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int):
     """compare3 launched, not read: (the device array of block results, fold), fold(its host
     copy) giving compare3's answer; for reading it together with other results (n >= 1)."""
-    key = ("compare3", ma, mb, sa, sb, P.batch_class(ctx, n), ctx.profile.settings.version)
-    got = memoized(ctx, key, lambda: _choose(ctx, ma, mb, sa, sb, n))
+    vec = vec_ok(4, ma, sa) and vec_ok(4, mb, sb)
+    key = ("compare3", P.width_class(max(ma, mb)), vec, P.batch_class(ctx, n),
+           ctx.profile.settings.version)
+    got = memoized(ctx, key, lambda: _choose(ctx, max(ma, mb), vec, n))
     if not got:
         raise RuntimeError(f"no comparison kernel fits this device for {max(ma, mb)} limbs")
     pl, k = got
     out = ctx.empty((n * pl.G,), np.uint8)
-    launch(ctx, k, pl.groups(n), pl.work_group, a, np.uint64(sa), b, np.uint64(sb), out.data, np.uint32(n))
+    launch(ctx, k, pl.groups(n), pl.work_group, a, np.uint64(sa), b, np.uint64(sb), out.data,
+           np.uint32(n), np.uint32(ma), np.uint32(mb))
 
     def fold(host: np.ndarray) -> np.ndarray:
         res = host.reshape(n, pl.G)
@@ -38,14 +41,13 @@ def compare3_device(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int):
     return out, fold
 
 
-def _choose(ctx, ma, mb, sa, sb, n):
-    """(plan, kernel) of the first plan whose kernel fits this device, else False (memoized
-    per widths, strides and n up to the work-group limit, as scan_plans)."""
-    for pl in P.scan_plans(ctx, max(ma, mb), n):
+def _choose(ctx, m, vec, n):
+    """(plan, kernel) of the first plan for instances of m limbs' class (plan.width_class) whose
+    kernel fits this device, else False; the kernels take the widths at run time."""
+    for pl in P.scan_plans(ctx, P.width_class(m), n):
         try:
             return pl, kernel(ctx, "compare.cl.mako", "compare", pl.work_group, MODE=pl.mode, Q=pl.Q,
-                              IPI=pl.IPI, IPB=pl.IPB, G=pl.G, MA=ma, MB=mb,
-                              VEC_A=vec_ok(pl.Q, ma, sa), VEC_B=vec_ok(pl.Q, mb, sb))
+                              IPI=pl.IPI, IPB=pl.IPB, G=pl.G, VEC=vec and pl.Q % 4 == 0)
         except DoesNotFit:
             continue
     return False

@@ -190,8 +190,8 @@ def _bitlen(ctx, a, sa: int, ma: int, n: int):
     groups = P.ceil_div(n, wg)
     out = ctx.empty((max(n, 1),), np.uint32)
     least = ctx.empty((groups,), np.uint32)
-    k = kernel(ctx, "div.cl.mako", "bitlen", wg, KERNEL="bitlen", MA=ma, MR=0, WG=wg)
-    launch(ctx, k, groups, wg, a, np.uint64(sa), out.data, least.data, np.uint32(n))
+    k = kernel(ctx, "div.cl.mako", "bitlen", wg, KERNEL="bitlen", MA=0, MR=0, WG=wg)
+    launch(ctx, k, groups, wg, a, np.uint64(sa), out.data, least.data, np.uint32(n), np.uint32(ma))
     return out, least, wg
 
 

@@ -73,6 +73,25 @@ def batch_class(ctx, n: int) -> int:
     return ctx.max_items
 
 
+#: Widths up to this many limbs are rounded up to their class (width_class) by the kernels that
+#: take their widths at run time; wider instances keep plans made for their exact width.
+CLASS_MAX_LIMBS = 1024
+
+
+def width_class(m: int) -> int:
+    """The width (limbs) that launch plans of run-time-width kernels are made for, so that a
+    loop whose capacity grows, or a routine passing widths a limb apart (gcdext's m, m + 1,
+    2m + 1), builds one kernel per class, not per width (issue 43). A multiple of 4 limbs whose
+    quarter (the work-items of an instance at 4 limbs each) is exact up to 4 and then takes 4
+    steps per octave (5, 6, 7, 8, 10, 12, 14, 16, 20, ...): at most a quarter more items,
+    which on GPUs are idle lanes of one group."""
+    if m > CLASS_MAX_LIMBS:
+        return m
+    items = ceil_div(max(m, 1), 4)
+    step = max(1, next_pow2(items) // 8)
+    return 4 * ceil_div(items, step) * step
+
+
 def scan_plans(ctx, m: int, n: int, stage_buffers: int = 1, q_options=None,
                target_items: int = 256, chained: bool = False) -> tuple:
     """Plans for map–scan kernels (add, sub, compare) over instances of m limbs, best first;

@@ -1,4 +1,5 @@
 ## Moving limbs between global memory and a work-item's private chunk.
+<%! from clbig.runtime.tmpl import u %>
 ## Global accesses are coalesced: consecutive work-items touch consecutive limbs; local memory
 ## then hands each work-item its Q consecutive limbs.
 
@@ -8,7 +9,7 @@
     for (uint _f = ${tid}; _f < ${IPB}u * ${ld}u; _f += ${WG}u) {
         uint _s = _f / ${ld}u, _l = _f % ${ld}u;
         limb_t _v = 0;
-        if (${inst0} + _s < ${n} && _l >= ${lo}u && _l - ${lo}u < ${m_src}u)
+        if (${inst0} + _s < ${n} && _l >= ${lo}u && _l - ${lo}u < ${u(m_src)})
             _v = ${src}[(size_t)(${inst0} + _s) * ${stride} + _l - ${lo}u];
         ${buf}[_f] = _v;
     }
@@ -28,7 +29,7 @@
         __global const limb_t *_p = ${src} + (size_t)(${inst0} + _s) * ${stride} + _l;
   % for v in range(Q // 4):
         {
-            uint4 _t = (${inst0} + _s < ${n} && _l + ${4 * v}u < ${m_src}u) ? ((__global const uint4 *)_p)[${v}] : (uint4)(0u);
+            uint4 _t = (${inst0} + _s < ${n} && _l + ${4 * v}u < ${u(m_src)}) ? ((__global const uint4 *)_p)[${v}] : (uint4)(0u);
             ${dst}[${4 * v}] = _t.s0; ${dst}[${4 * v + 1}] = _t.s1; ${dst}[${4 * v + 2}] = _t.s2; ${dst}[${4 * v + 3}] = _t.s3;
         }
   % endfor
@@ -38,10 +39,10 @@
         uint s = f / ${M}u, l = f % ${M}u + ${limb_off};
         limb_t v = 0;
 % if shift:
-        if (${inst0} + s < ${n} && l >= ${shift}u && l - ${shift}u < ${m_src}u)
+        if (${inst0} + s < ${n} && l >= ${shift}u && l - ${shift}u < ${u(m_src)})
             v = ${src}[(size_t)(${inst0} + s) * ${stride} + l - ${shift}u];
 % else:
-        if (${inst0} + s < ${n} && l < ${m_src}u)
+        if (${inst0} + s < ${n} && l < ${u(m_src)})
             v = ${src}[(size_t)(${inst0} + s) * ${stride} + l];
 % endif
         ${stage}[PAD(f)] = v;
@@ -60,9 +61,9 @@
 % if vec:
     {
         const uint _s = ${tid} / ${M // Q}u, _l = ${limb_off} + (${tid} % ${M // Q}u) * ${Q}u;
-        __global limb_t *_p = ${dst} + (size_t)(${inst0} + _s) * ${m_dst}u + _l;
+        __global limb_t *_p = ${dst} + (size_t)(${inst0} + _s) * ${u(m_dst)} + _l;
   % for v in range(Q // 4):
-        if (${inst0} + _s < ${n} && _l + ${4 * v}u < ${m_dst}u)
+        if (${inst0} + _s < ${n} && _l + ${4 * v}u < ${u(m_dst)})
             ((__global uint4 *)_p)[${v}] = (uint4)(${src}[${4 * v}], ${src}[${4 * v + 1}], ${src}[${4 * v + 2}], ${src}[${4 * v + 3}]);
   % endfor
     }
@@ -74,11 +75,11 @@
     for (uint f = ${tid}; f < ${WG}u * ${Q}u; f += ${WG}u) {
         uint s = f / ${M}u, l = f % ${M}u + ${limb_off};
 % if shift:
-        if (${inst0} + s < ${n} && l >= ${shift}u && l - ${shift}u < ${m_dst}u)
-            ${dst}[(size_t)(${inst0} + s) * ${m_dst}u + l - ${shift}u] = ${stage}[PAD(f)];
+        if (${inst0} + s < ${n} && l >= ${shift}u && l - ${shift}u < ${u(m_dst)})
+            ${dst}[(size_t)(${inst0} + s) * ${u(m_dst)} + l - ${shift}u] = ${stage}[PAD(f)];
 % else:
-        if (${inst0} + s < ${n} && l < ${m_dst}u)
-            ${dst}[(size_t)(${inst0} + s) * ${m_dst}u + l] = ${stage}[PAD(f)];
+        if (${inst0} + s < ${n} && l < ${u(m_dst)})
+            ${dst}[(size_t)(${inst0} + s) * ${u(m_dst)} + l] = ${stage}[PAD(f)];
 % endif
     }
     barrier(CLK_LOCAL_MEM_FENCE);
