@@ -3,29 +3,26 @@
 ## MODE "summary"/"apply": one instance spans G work-groups (IPB = 1); "summary" records each
 ## block's carry bits, "apply" folds the lower blocks' bits into its carry-in and finishes.
 ## These modes take everything about the operation at run time (issue 43: one kernel per
-## launch shape, not per width or operation): the widths ma, mb, mr (limbs; anything up to the
-## plan's IPI*Q*G), the result's top-limb mask, the flag's limb and bit (flag_limb = NO_FLAG:
-## none) and the control byte ctl0 (add_n.CTL_*: 0 adds, NOT_B|CIN subtracts), or with
-## per_ctl one control byte per instance read from the flag slot (no flags then).
+## launch shape, not per width or operation): wid and op (blocks/arith.mako, add_how_defs),
+## widths up to the plan's IPI*Q*G limbs.
 ## MODE "rows" keeps OP and the widths as template parameters (its layout places the flag and
 ## the top limb at build time) and ignores those arguments.
 <%namespace file="blocks/common.mako" import="header"/>
 <%namespace file="blocks/stage.mako" import="stage_in, stage_out"/>
 <%namespace file="blocks/scan.mako" import="seg_scan"/>
-<%namespace file="blocks/arith.mako" import="carry_op_defs, add_chunk, apply_carry"/>
+<%namespace file="blocks/arith.mako" import="carry_op_defs, add_chunk, apply_carry, add_how_defs, add_how_unpack"/>
 <% WG = IPB * IPI; M = IPI * Q; R = Q // 4 %>
 ${header()}
 ${carry_op_defs()}
+${add_how_defs()}
 
 __kernel __attribute__((reqd_work_group_size(${WG}, 1, 1)))
 void add_sub(__global const limb_t *a, ulong sa, __global const limb_t *b, ulong sb,
              __global limb_t *r, __global uchar *flag, __global uchar *blk, uint n,
-             uint ma, uint mb, uint mr, uint flag_limb, uint flag_bit, uint top_mask,
-             uint ctl0, uint per_ctl)
+             ulong wid, ulong op)
 {
     __local uint sc[${WG}];
     const uint tid = get_local_id(0), s = tid / ${IPI}u, p = tid % ${IPI}u;
-#define NO_FLAG 0xFFFFFFFFu
 % if MODE == "rows":
     ${rows_body()}
 }
@@ -41,7 +38,8 @@ void add_sub(__global const limb_t *a, ulong sa, __global const limb_t *b, ulong
     /* The control byte: bit 3 drops b (b = 0), bit 0 then complements it, bit 1 is the
        carry-in, bit 2 complements the result: a + b, a - b = a + ~b + 1, b - a = ~(a + ~b),
        a - 1 = a + ~0, a + 1, ... */
-    const uint ctl = per_ctl ? (inst < n ? flag[inst] : 0u) : ctl0;
+    ${add_how_unpack()}
+    const uint ctl = (how & HOW_PER) ? (inst < n ? flag[inst] : 0u) : (how & 15u);
     const limb_t keep_b = (ctl & 8u) ? 0u : LIMB_MAX, flip_b = (ctl & 1u) ? LIMB_MAX : 0u;
     limb_t x[${Q}], y[${Q}], z[${Q}];
     ${stage_in("x", "a", "sa", "ma", "inst0", "n", "stage", "tid", WG, Q, M, "limb_off", VEC)}

@@ -12,16 +12,18 @@
 ## Two forms (issue 43). With WIDTHS, (name, value) pairs of MA, MB, MR, TOP_MASK, FLAG_LIMB
 ## and FLAG_BIT, the widths are built in: MA, MB operand limbs, MR result limbs (the top one masked by TOP_MASK),
 ## FLAG_LIMB / FLAG_BIT where flag bit `bits` of the wide result lies (None: no flags), possibly
-## past the result's limbs. Without, they are run-time arguments (ma, mb, mr, top_mask,
-## flag_limb, flag_bit: NO_FLAG for none) and so is the operation (OP "any": the control byte
-## ctl0, or with per_ctl each instance's flag[i]): one build serves every width and operation,
+## past the result's limbs. Without, they are run-time arguments and so is the operation (OP
+## "any": wid and op, blocks/arith.mako's add_how_defs): one build serves every
+## width and operation,
 ## where a loop whose capacity grows a bit a step built a kernel per step, and gcdext one per
 ## operation. PoCL runs the
 ## run-time form's loops about 2x slower (2048 sums of 512 bits: 25-36 against 54-85 µs, 2-core
 ## EPYC, 2026-11-28), so add_n builds the widths in for batches whose run time matters
 ## (add_n.SERIAL_FIXED_LIMBS). The scalar arguments are the same in both forms.
 <%namespace file="blocks/common.mako" import="header"/>
+<%namespace file="blocks/arith.mako" import="add_how_defs, add_how_unpack"/>
 ${header()}
+${add_how_defs()}
 <%
     SUB = OP == "sub"
     CTL = OP in ("ctl", "any")
@@ -35,9 +37,8 @@ ${header()}
         L = MR if FLAG_LIMB is None else max(MR, FLAG_LIMB + 1)   # limbs the chain runs through
 %>
 __kernel void add_serial(__global const limb_t *a, ulong sa, __global const limb_t *b, ulong sb,
-                         __global limb_t *out, __global uchar *flag, uint n, uint ma, uint mb,
-                         uint mr, uint flag_limb, uint flag_bit, uint top_mask, uint ctl0,
-                         uint per_ctl)
+                         __global limb_t *out, __global uchar *flag, uint n, ulong wid,
+                         ulong op)
 {
     const uint i = get_global_id(0);
     if (i >= n) return;
@@ -45,10 +46,11 @@ __kernel void add_serial(__global const limb_t *a, ulong sa, __global const limb
 % if WIDTHS:
     __global limb_t *ro = out + (size_t)i * ${MR}u;
 % else:
+    ${add_how_unpack()}
     __global limb_t *ro = out + (size_t)i * mr;
 % endif
 % if CTL:
-    const uint ctl = ${"per_ctl ? flag[i] : ctl0" if OP == "any" else "flag[i]"};
+    const uint ctl = ${"(how & HOW_PER) ? flag[i] : (how & 15u)" if OP == "any" else "flag[i]"};
     const limb_t keep = (ctl & 8u) ? 0u : LIMB_MAX, flip = (ctl & 1u) ? LIMB_MAX : 0u;
     const limb_t notr = (ctl & 4u) ? LIMB_MAX : 0u;
     dlimb_t c = (ctl >> 1) & 1u;
@@ -85,7 +87,7 @@ __kernel void add_serial(__global const limb_t *a, ulong sa, __global const limb
     ${span(hi1, L, "0u", "0u")}
 % else:
 ## -- widths at run time ----------------------------------------------------------------------
-    const uint L = (flag_limb == 0xFFFFFFFFu || flag_limb < mr) ? mr : flag_limb + 1u;   // limbs the chain runs through
+    const uint L = (flag_limb == NO_FLAG || flag_limb < mr) ? mr : flag_limb + 1u;   // limbs the chain runs through
     const uint lo1 = min(min(ma, mb), L), hi1 = min(max(ma, mb), L);
 <%def name="rspan(lo, hi, x, y)">
     for (uint j = ${lo}; j < ${hi}; ++j) {

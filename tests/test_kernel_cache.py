@@ -204,3 +204,48 @@ def test_compiled_templates_of_two_versions_do_not_mix(monkeypatch, tmp_path):
         monkeypatch.setattr(binaries, "_digest", None)
         assert render.render("probe.mako", X=1).strip() == f"version {tag} 1"
     assert len(list((tmp_path / "cache" / "clbig" / "mako").iterdir())) == 2
+
+
+def test_width_classes_share_kernels(monkeypatch):
+    """Sums, differences (signed ones by per-instance control bytes, fixed-width ones with the
+    carry or borrow flag) and comparisons at widths a few limbs apart run one map-scan kernel
+    per launch shape: widths, flag and operation reach the kernels at run time and the plans
+    see the width's class (plan.width_class; issue 43). Results checked against Python's."""
+    import random
+    from clbig.mpn import add_n, compare
+    from clbig.runtime import plan as P
+    monkeypatch.setenv("CLBIG_ADD_SERIAL", "0")   # the map-scan kernels on every device
+    shapes = []
+    for mod in (add_n, compare):
+        def spy(ctx, template, name, work_group=None, _orig=mod.kernel, **params):
+            shapes.append((template, tuple(sorted(params.items()))))
+            return _orig(ctx, template, name, work_group, **params)
+        monkeypatch.setattr(mod, "kernel", spy)
+    rng = random.Random(43)
+    limbs = (33, 34, 35, 37)
+    assert len({P.width_class(m + 1) for m in limbs}) == 1
+    with clbig.Context(clbig.current_context().device):   # its own memos: every width looks up
+        _width_class_cases(rng, limbs)
+    for template in ("add.cl.mako", "compare.cl.mako"):
+        used = {p for t, p in shapes if t == template}
+        assert len(used) == 1, (template, used)
+
+
+def _width_class_cases(rng, limbs):
+    for m in limbs:
+        bits = 32 * m - 3
+        xs = [rng.getrandbits(bits) for _ in range(7)] + [2**bits - 1, 0]
+        ys = [-rng.getrandbits(bits - 40 * (i % 3)) for i in range(7)] + [1, 2**bits - 1]
+        a, b = clbig.array(xs), clbig.array(ys)
+        assert (a + b).tolist() == [x + y for x, y in zip(xs, ys)]
+        assert (a - b).tolist() == [x - y for x, y in zip(xs, ys)]
+        assert (b - a).tolist() == [y - x for x, y in zip(xs, ys)]
+        assert (a < b).tolist() == [x < y for x, y in zip(xs, ys)]
+        assert (a == a).tolist() == [True] * len(xs)
+        ms = [abs(y) for y in ys]
+        s, carry = clbig.add_fixed(a, clbig.array(ms), bits)
+        assert s.tolist() == [(x + y) % 2**bits for x, y in zip(xs, ms)]
+        assert carry.tolist() == [x + y >= 2**bits for x, y in zip(xs, ms)]
+        d, borrow = clbig.sub_fixed(a, clbig.array(ms), bits)
+        assert d.tolist() == [(x - y) % 2**bits for x, y in zip(xs, ms)]
+        assert borrow.tolist() == [x < y for x, y in zip(xs, ms)]

@@ -19,9 +19,19 @@ from ..runtime.render import DoesNotFit, kernel, launch, memoized
 CTL_NOT_B, CTL_CIN, CTL_NOT_R, CTL_DROP_B = 1, 2, 4, 8
 
 
-NO_FLAG = 0xFFFFFFFF   # the kernels' flag_limb where no flag is wanted
-# The control byte of a uniform operation (op "ctl" reads one per instance instead).
+# The control byte of a uniform operation (op "ctl" reads one per instance instead), and the
+# other bits of the kernels' `how` argument (kernels_cl/blocks/arith.mako, add_how_defs).
 CTL_OF = {"add": 0, "sub": CTL_NOT_B | CTL_CIN, "ctl": 0}
+HOW_PER, HOW_FLAG = 16, 32
+
+
+def _how_args(op: str, ma: int, mb: int, bits: int, want_flag) -> tuple:
+    """The scalar arguments wid, op of the additions taking their operation at run time
+    (kernels_cl/blocks/arith.mako, add_how_defs)."""
+    if max(ma, mb) >> 32:
+        raise ValueError(f"addsub: operands of {max(ma, mb)} limbs; at most 2**32 - 1 per instance")
+    how = CTL_OF[op] | (HOW_PER if op == "ctl" else 0) | (HOW_FLAG if want_flag else 0)
+    return np.uint64(ma | mb << 32), np.uint64(how | bits << 8)
 
 
 def _flag_params(bits: int, want_flag: bool):
@@ -54,8 +64,9 @@ def addsub(ctx, op: str, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits:
     flags = ctx.empty((max(n, 1),), np.uint8) if want_flag else None
     if n == 0:
         return out, (flags if want_flag == "device" else np.zeros(0, bool) if want_flag else None)
-    flag_buf = flags.data if want_flag else (ctl if ctl is not None else out.data)  # unused when FLAG_LIMB is None
+    flag_buf = flags.data if want_flag else (ctl if ctl is not None else out.data)  # unread then
     args = (a, np.uint64(sa), b, np.uint64(sb), out.data, flag_buf)
+    how = _how_args(op, ma, mb, bits, want_flag)
     if serial(ctx):
         _, top, flag_limb, flag_bit = _flag_params(bits, want_flag)
         if n >= SERIAL_FIXED_ROWS and n * max(ma, mb, mr) >= SERIAL_FIXED_LIMBS:   # widths built in
@@ -65,9 +76,7 @@ def addsub(ctx, op: str, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits:
         else:                                          # one build for every width and op
             k = kernel(ctx, "add_serial.cl.mako", "add_serial", None, OP="any", WIDTHS=None)
         wg = min(SERIAL_WG, ctx.max_items)
-        launch(ctx, k, P.ceil_div(n, wg), wg, *args, np.uint32(n), np.uint32(ma), np.uint32(mb),
-               np.uint32(mr), np.uint32(NO_FLAG if flag_limb is None else flag_limb),
-               np.uint32(flag_bit), np.uint32(top), np.uint32(CTL_OF[op]), np.uint32(op == "ctl"))
+        launch(ctx, k, P.ceil_div(n, wg), wg, *args, np.uint32(n), *how)
     else:
         key = ("addsub", op, ma, mb, bits, want_flag, sa, sb, min(n, N_CLASS),
                ctx.profile.settings.version)
@@ -75,16 +84,12 @@ def addsub(ctx, op: str, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits:
         if not got:
             raise RuntimeError(f"no addition kernel fits this device for {max(ma, mb, mr)} limbs")
         pl, ks = got
-        _, top, flag_limb, flag_bit = _flag_params(bits, want_flag)
-        ctl_args = (np.uint32(ma), np.uint32(mb), np.uint32(mr),
-                    np.uint32(NO_FLAG if flag_limb is None else flag_limb), np.uint32(flag_bit),
-                    np.uint32(top), np.uint32(CTL_OF[op]), np.uint32(op == "ctl"))
         if len(ks) == 1:
-            launch(ctx, ks[0], pl.groups(n), pl.work_group, *args, out.data, np.uint32(n), *ctl_args)
+            launch(ctx, ks[0], pl.groups(n), pl.work_group, *args, out.data, np.uint32(n), *how)
         else:   # multi-group: block summaries, then the pass that applies them
             blk = ctx.buffer(n * pl.G)
             for k in ks:
-                launch(ctx, k, pl.groups(n), pl.work_group, *args, blk, np.uint32(n), *ctl_args)
+                launch(ctx, k, pl.groups(n), pl.work_group, *args, blk, np.uint32(n), *how)
     if want_flag == "device":
         return out, flags
     return out, (ctx.get(flags)[:n].astype(bool) if want_flag else None)

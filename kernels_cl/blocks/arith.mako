@@ -110,3 +110,23 @@
 % endfor
     }
 </%def>
+
+## The scalar arguments of the additions that take their operation at run time (add.cl.mako's
+## map-scan modes, add_serial.cl.mako's run-time form), after n, packed in two words:
+## wid = ma | mb << 32 (operand limbs) and op = how | bits << 8, the result taken mod 2^bits in
+## ceil(bits / 32) limbs and how's low 4 bits the control byte (add_n.CTL_*; 0 adds, NOT_B|CIN
+## subtracts), HOW_PER: each instance's control byte read from the flag buffer instead,
+## HOW_FLAG: bit `bits` of the wide result written to the flag buffer (the carry of a + b, or 1
+## where a - b borrowed). Two words, not the eight they stand for: pyopencl sets every argument
+## at every launch, 0.7-0.8 us apiece on an H200's host (2026-11-29), which tiny sums pay.
+<%def name="add_how_defs()">
+#define HOW_PER 16u
+#define HOW_FLAG 32u
+#define NO_FLAG 0xFFFFFFFFu
+</%def>
+<%def name="add_how_unpack()">
+    const uint ma = (uint)wid, mb = (uint)(wid >> 32), how = (uint)op & 0xFFu;
+    const uint mr = (uint)(((op >> 8) + 31ul) >> 5), flag_bit = (uint)(op >> 8) & 31u;
+    const limb_t top_mask = flag_bit ? (1u << flag_bit) - 1u : LIMB_MAX;
+    const uint flag_limb = (how & HOW_FLAG) ? (uint)(op >> 13) : NO_FLAG;
+</%def>
