@@ -30,6 +30,15 @@
     def u64(v):
         return "0x%016xul" % (v & MASK64)
 
+    def md_read(MM, j):
+        """m's digit j read once into _md where MM is an accessor of local memory (ML is a
+        volatile read: each use would be a load, two per product); nothing for registers."""
+        return "const double _md = %s;" % at(MM, j) if MM.startswith("@") else ""
+
+    def md(MM, j):
+        """m's digit j as md_read left it."""
+        return "_md" if MM.startswith("@") else at(MM, j)
+
     def init(p):
         """Start of accumulator p: minus the bias it has when it is column 0 (row p, after its
         two lo terms), so its carry out is exact."""
@@ -136,15 +145,17 @@ inline uint wdigit(__global const uint *ep, uint me, uint w, uint pos)
             double _hx = fma(_x, ${at(Y, 0)}, C_HI);
             ulong _t = _A[0] + as_ulong(fma(_x, ${at(Y, 0)}, C_LO - _hx));
             const double _q = dig2d(((_t & M_D) * minv) & M_D);
-            double _hq = fma(_q, ${at(MM, 0)}, C_HI);
-            _t += as_ulong(fma(_q, ${at(MM, 0)}, C_LO - _hq));
+            ${md_read(MM, 0)}   /* each digit of m read once where it lies in (volatile) local memory */
+            double _hq = fma(_q, ${md(MM, 0)}, C_HI);
+            _t += as_ulong(fma(_q, ${md(MM, 0)}, C_LO - _hq));
             const ulong _cy = (ulong)((long)_t >> ${D});   /* exact: _A[0] started at minus its bias */
 % for p in range(N - 1):
             {
                 const double _hx1 = fma(_x, ${at(Y, p + 1)}, C_HI);
-                const double _hq1 = fma(_q, ${at(MM, p + 1)}, C_HI);
+                ${md_read(MM, p + 1)}
+                const double _hq1 = fma(_q, ${md(MM, p + 1)}, C_HI);
                 _A[${p}] = _A[${p + 1}] + as_ulong(fma(_x, ${at(Y, p + 1)}, C_LO - _hx1)) + as_ulong(_hx)
-                         + as_ulong(fma(_q, ${at(MM, p + 1)}, C_LO - _hq1)) + as_ulong(_hq)${" + _cy" if p == 0 else ""};
+                         + as_ulong(fma(_q, ${md(MM, p + 1)}, C_LO - _hq1)) + as_ulong(_hq)${" + _cy" if p == 0 else ""};
                 _hx = _hx1; _hq = _hq1;
             }
 % endfor
@@ -223,18 +234,20 @@ inline ulong digit_at(__global const uint *row, uint M, uint P)
             double _hx = fma(_x, ${at(Y, 0)}, C_HI), _hq = fma(_q, ${at(MM, 0)}, C_HI);
             ulong _T;
             {
-                const double _hx1 = fma(_x, ${at(Y, 1)}, C_HI), _hq1 = fma(_q, ${at(MM, 1)}, C_HI);
+                ${md_read(MM, 1)}
+                const double _hx1 = fma(_x, ${at(Y, 1)}, C_HI), _hq1 = fma(_q, ${md(MM, 1)}, C_HI);
                 _T = _A[0] + as_ulong(fma(_x, ${at(Y, 1)}, C_LO - _hx1)) + as_ulong(_hx)
-                   + as_ulong(fma(_q, ${at(MM, 1)}, C_LO - _hq1)) + as_ulong(_hq);
+                   + as_ulong(fma(_q, ${md(MM, 1)}, C_LO - _hq1)) + as_ulong(_hq);
                 _hx = _hx1; _hq = _hq1;
             }
             /* item 0: column 0's carry (its two hi terms of the digit below 0 are E103 each) */
             const ulong _cy = k == 0u ? (ulong)((long)(_T - ${u64(BH)}) >> ${D}) : 0ul;
 % for j in range(1, S):
             {
-                const double _hx1 = fma(_x, ${at(Y, j + 1)}, C_HI), _hq1 = fma(_q, ${at(MM, j + 1)}, C_HI);
+                ${md_read(MM, j + 1)}
+                const double _hx1 = fma(_x, ${at(Y, j + 1)}, C_HI), _hq1 = fma(_q, ${md(MM, j + 1)}, C_HI);
                 _A[${j - 1}] = _A[${j}] + as_ulong(fma(_x, ${at(Y, j + 1)}, C_LO - _hx1)) + as_ulong(_hx)
-                             + as_ulong(fma(_q, ${at(MM, j + 1)}, C_LO - _hq1)) + as_ulong(_hq)${" + _cy" if j == 1 else ""};
+                             + as_ulong(fma(_q, ${md(MM, j + 1)}, C_LO - _hq1)) + as_ulong(_hq)${" + _cy" if j == 1 else ""};
                 _hx = _hx1; _hq = _hq1;
             }
   % if j == 1:
@@ -309,18 +322,20 @@ inline ulong digit_at(__global const uint *row, uint M, uint P)
                 ulong _T;
                 {
                     _mx = ${mul(1)};
-                    const double _hx1 = fma(_mx, ${at(Y, 1)}, C_HI), _hq1 = fma(_q, ${at(MM, 1)}, C_HI);
+                    ${md_read(MM, 1)}
+                    const double _hx1 = fma(_mx, ${at(Y, 1)}, C_HI), _hq1 = fma(_q, ${md(MM, 1)}, C_HI);
                     _T = _A[0] + as_ulong(fma(_mx, ${at(Y, 1)}, C_LO - _hx1)) + as_ulong(_hx)
-                       + as_ulong(fma(_q, ${at(MM, 1)}, C_LO - _hq1)) + as_ulong(_hq);
+                       + as_ulong(fma(_q, ${md(MM, 1)}, C_LO - _hq1)) + as_ulong(_hq);
                     _hx = _hx1; _hq = _hq1;
                 }
                 const ulong _cy = k == 0u ? (ulong)((long)(_T - ${u64(BH)}) >> ${D}) : 0ul;
 % for j in range(1, S):
                 {
                     _mx = ${mul(j + 1)};
-                    const double _hx1 = fma(_mx, ${at(Y, j + 1)}, C_HI), _hq1 = fma(_q, ${at(MM, j + 1)}, C_HI);
+                    ${md_read(MM, j + 1)}
+                    const double _hx1 = fma(_mx, ${at(Y, j + 1)}, C_HI), _hq1 = fma(_q, ${md(MM, j + 1)}, C_HI);
                     _A[${j - 1}] = _A[${j}] + as_ulong(fma(_mx, ${at(Y, j + 1)}, C_LO - _hx1)) + as_ulong(_hx)
-                                 + as_ulong(fma(_q, ${at(MM, j + 1)}, C_LO - _hq1)) + as_ulong(_hq)${" + _cy" if j == 1 else ""};
+                                 + as_ulong(fma(_q, ${md(MM, j + 1)}, C_LO - _hq1)) + as_ulong(_hq)${" + _cy" if j == 1 else ""};
                     _hx = _hx1; _hq = _hq1;
                 }
   % if j == 1:
@@ -337,15 +352,17 @@ inline ulong digit_at(__global const uint *row, uint M, uint P)
                 double _hq = fma(_q, ${at(MM, 0)}, C_HI);
                 ulong _T;
                 {
-                    const double _hq1 = fma(_q, ${at(MM, 1)}, C_HI);
-                    _T = _A[0] + as_ulong(fma(_q, ${at(MM, 1)}, C_LO - _hq1)) + as_ulong(_hq);
+                    ${md_read(MM, 1)}
+                    const double _hq1 = fma(_q, ${md(MM, 1)}, C_HI);
+                    _T = _A[0] + as_ulong(fma(_q, ${md(MM, 1)}, C_LO - _hq1)) + as_ulong(_hq);
                     _hq = _hq1;
                 }
                 const ulong _cy = k == 0u ? (ulong)((long)(_T - ${u64(E103)}) >> ${D}) : 0ul;
 % for j in range(1, S):
                 {
-                    const double _hq1 = fma(_q, ${at(MM, j + 1)}, C_HI);
-                    _A[${j - 1}] = _A[${j}] + as_ulong(fma(_q, ${at(MM, j + 1)}, C_LO - _hq1)) + as_ulong(_hq)${" + _cy" if j == 1 else ""};
+                    ${md_read(MM, j + 1)}
+                    const double _hq1 = fma(_q, ${md(MM, j + 1)}, C_HI);
+                    _A[${j - 1}] = _A[${j}] + as_ulong(fma(_q, ${md(MM, j + 1)}, C_LO - _hq1)) + as_ulong(_hq)${" + _cy" if j == 1 else ""};
                     _hq = _hq1;
                 }
   % if j == 1:
@@ -399,8 +416,8 @@ inline ulong digit_at(__global const uint *row, uint M, uint P)
             const double _q = dig2d(((_c[${i}] & M_D) * minv) & M_D);
   % for j in range(N):
 <% nb[i + j] += LO; nb[i + j + 1] += E103 %>
-            { const double _h = fma(_q, ${at(MM, j)}, C_HI);
-              _c[${i + j}] += as_ulong(fma(_q, ${at(MM, j)}, C_LO - _h)); _c[${i + j + 1}] += as_ulong(_h); }
+            { ${md_read(MM, j)} const double _h = fma(_q, ${md(MM, j)}, C_HI);
+              _c[${i + j}] += as_ulong(fma(_q, ${md(MM, j)}, C_LO - _h)); _c[${i + j + 1}] += as_ulong(_h); }
   % endfor
             _c[${i + 1}] += (ulong)((long)(_c[${i}] - ${u64(nb[i])}) >> ${D});
         }
