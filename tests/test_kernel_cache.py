@@ -1,6 +1,7 @@
 """The first call (issue 43): built kernels kept on disk and found again without rendering
 (clbig/runtime/binaries.py), a corrupt or unwritable cache survived with one warning, the
-warm-up command, and loops whose capacity grows building a kernel per limb count at most."""
+warm-up command, loops whose capacity grows building a kernel per limb count at most, and
+helpers at widths a few limbs apart sharing their width class's kernel."""
 from __future__ import annotations
 
 import os
