@@ -35,10 +35,10 @@ void add_sub(__global const limb_t *a, ulong sa, __global const limb_t *b, ulong
     const uint inst0 = get_group_id(0) / ${G}u, block = get_group_id(0) % ${G}u;
 % endif
     const uint limb_off = block * ${M}u, inst = inst0 + s;
+    ${add_how_unpack()}
     /* The control byte: bit 3 drops b (b = 0), bit 0 then complements it, bit 1 is the
        carry-in, bit 2 complements the result: a + b, a - b = a + ~b + 1, b - a = ~(a + ~b),
        a - 1 = a + ~0, a + 1, ... */
-    ${add_how_unpack()}
     const uint ctl = (how & HOW_PER) ? (inst < n ? flag[inst] : 0u) : (how & 15u);
     const limb_t keep_b = (ctl & 8u) ? 0u : LIMB_MAX, flip_b = (ctl & 1u) ? LIMB_MAX : 0u;
     limb_t x[${Q}], y[${Q}], z[${Q}];

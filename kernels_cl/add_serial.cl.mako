@@ -13,13 +13,11 @@
 ## and FLAG_BIT, the widths are built in: MA, MB operand limbs, MR result limbs (the top one masked by TOP_MASK),
 ## FLAG_LIMB / FLAG_BIT where flag bit `bits` of the wide result lies (None: no flags), possibly
 ## past the result's limbs. Without, they are run-time arguments and so is the operation (OP
-## "any": wid and op, blocks/arith.mako's add_how_defs): one build serves every
-## width and operation,
-## where a loop whose capacity grows a bit a step built a kernel per step, and gcdext one per
-## operation. PoCL runs the
-## run-time form's loops about 2x slower (2048 sums of 512 bits: 25-36 against 54-85 µs, 2-core
-## EPYC, 2026-11-28), so add_n builds the widths in for batches whose run time matters
-## (add_n.SERIAL_FIXED_LIMBS). The scalar arguments are the same in both forms.
+## "any": wid and op, blocks/arith.mako's add_how_defs): one build serves every width and
+## operation, where a loop whose capacity grows a bit a step built a kernel per step, and
+## gcdext one per operation. PoCL runs the run-time form's loops about 2x slower (2048 sums
+## of 512 bits: 25-36 against 54-85 µs, 2-core EPYC, 2026-11-28), so add_n builds the widths
+## in for batches whose run time matters (add_n.SERIAL_FIXED_LIMBS). The scalar arguments are the same in both forms.
 <%namespace file="blocks/common.mako" import="header"/>
 <%namespace file="blocks/arith.mako" import="add_how_defs, add_how_unpack"/>
 ${header()}

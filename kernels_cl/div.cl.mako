@@ -2,9 +2,9 @@
 ## is the library's batch add / sub / mul / shift / compare.
 ##   bitlen : L = bit length of each instance of a (0 for zero; its ma limbs at run time: one
 ##            build for every width), one work-item per instance scanning down from the top
-##            limb (it stops at the first non-zero limb); and the
-##            least L of each work-group (WG, a power of two), so that the host learns of a
-##            zero divisor and the shortest one from a word per group, not from every L.
+##            limb (it stops at the first non-zero limb); and the least L of each work-group
+##            (WG, a power of two), so that the host learns of a zero divisor and the shortest
+##            one from a word per group, not from every L.
 ##   vshift : r = floor(a * 2^off) mod 2^(32*MR) with a per-instance bit offset
 ##            off = sgn * len[inst * sl] + c (left for off > 0, right for off < 0); one work-item
 ##            per output limb gathering the two input limbs it straddles, as shift.cl.mako does.

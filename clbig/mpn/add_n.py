@@ -68,8 +68,8 @@ def addsub(ctx, op: str, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits:
     args = (a, np.uint64(sa), b, np.uint64(sb), out.data, flag_buf)
     how = _how_args(op, ma, mb, bits, want_flag)
     if serial(ctx):
-        _, top, flag_limb, flag_bit = _flag_params(bits, want_flag)
         if n >= SERIAL_FIXED_ROWS and n * max(ma, mb, mr) >= SERIAL_FIXED_LIMBS:   # widths built in
+            _, top, flag_limb, flag_bit = _flag_params(bits, want_flag)
             k = kernel(ctx, "add_serial.cl.mako", "add_serial", None, OP=op,
                        WIDTHS=(("MA", ma), ("MB", mb), ("MR", mr), ("TOP_MASK", top),
                                ("FLAG_LIMB", flag_limb), ("FLAG_BIT", flag_bit)))
