@@ -473,6 +473,34 @@ def test_tiny_powmod_on_the_host_is_exact_and_said(rng, monkeypatch):
         clbig.powmod([3, 4], 2, [7, 0])
 
 
+def test_powmod_few_rows_fast_path_agrees_with_the_ordinary_path(rng, monkeypatch):
+    """powmod's fast path for a few rows of plain ints (modular._few_on_host) answers as the
+    ordinary path: ints give an int, tuples and length-one lists broadcast, and what it leaves
+    (mpz, bools, negative exponents and moduli, a zero modulus, unequal lengths) reaches the
+    ordinary path's results and errors."""
+    monkeypatch.setenv("CLBIG_POWMOD_HOST_ROWS", "4")
+    m = rng.getrandbits(1000) | 1
+    x, e = rng.getrandbits(1100) - 2**1099, rng.getrandbits(1000)
+    got = clbig.powmod(x, e, m)
+    assert type(got) is int and got == pow(x, e, m)
+    assert clbig.powmod((x, 5), [e], (m,)).tolist() == [pow(x, e, m), pow(5, e, m)]
+    assert clbig.powmod([x], 0, [1]).tolist() == [0]
+    assert clbig.powmod([gmpy2.mpz(3), 4], 5, 7).tolist() == [5, 2]
+    assert clbig.powmod([3, 4], [2, -1], 7).tolist() == [2, 2]
+    assert clbig.powmod(3, 2, [-7, 7]).tolist() == [-5, 2]
+    with pytest.raises(ValueError, match="modulus is 0 at index 1"):
+        clbig.powmod([3, 4], 2, (7, 0))
+    with pytest.raises(ValueError, match="not invertible mod m at index 1"):
+        clbig.powmod([3, 7], -1, 7)
+    with pytest.raises(ValueError, match="length mismatch"):
+        clbig.powmod([3, 4], [1, 2, 3], 7)
+    with pytest.raises(TypeError):
+        clbig.powmod([3, True], 2, 7)
+    with clbig.profile() as p:                      # past the limit: the device
+        assert clbig.powmod([3] * 5, 2, 7).tolist() == [2] * 5
+    assert p.kernels > 0 and not any("on the host" in s for s in p.notes)
+
+
 def test_powmod_host_rows_limit_and_operand_kinds(rng, monkeypatch):
     """Past the limit, or with a negative exponent, the device computes; within it, arrays
     and Moduli of the context are read back and computed on the host too."""
@@ -498,14 +526,23 @@ def test_powmod_host_rows_limit_and_operand_kinds(rng, monkeypatch):
 
 
 def test_powmod_host_rows_default_by_device_type(monkeypatch):
-    """Unset, POWMOD_HOST_ROWS is 8 on GPUs and 0 on CPU devices (whose kernels the suite
-    tests: a tiny batch there still runs them)."""
+    """Unset, POWMOD_HOST_ROWS is a few rows per host core on every kind of device (a launch
+    costs one instance's latency on CPU devices too), more rows on CPU devices: one row goes
+    to the host, and a batch past the default to the device."""
+    from clbig.mpn import host_powm
+    from clbig.mpz import modular
     monkeypatch.delenv("CLBIG_POWMOD_HOST_ROWS", raising=False)
-    gpu = bool(clbig.current_context().device.type & cl.device_type.GPU)
+    ctx = clbig.current_context()
+    gpu = bool(ctx.device.type & cl.device_type.GPU)
+    table = modular.HOST_ROWS_PER_CORE if gpu else modular.HOST_ROWS_PER_CORE_CPU
+    assert modular._per_core(ctx) == table
     with clbig.profile() as p:
         assert clbig.powmod([3], 5, 7).tolist() == [5]
-    assert any("on the host" in s for s in p.notes) == gpu
-    assert (p.kernels == 0) == gpu
+    assert any("on the host" in s for s in p.notes) and p.kernels == 0, p.notes
+    past = table[0][1] * host_powm.cores() + 1         # 7 is a modulus of up to 1024 bits
+    with clbig.profile() as p:
+        assert clbig.powmod(list(range(past)), 5, 7).tolist() == [pow(x, 5, 7) for x in range(past)]
+    assert not any("on the host" in s for s in p.notes) and p.kernels > 0, p.notes
 
 
 def test_host_rows_by_gmp_threads_and_without_libgmp(rng, monkeypatch):

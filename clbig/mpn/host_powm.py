@@ -123,5 +123,9 @@ def powm_rows(av, ev, mv) -> tuple[list[int], int]:
     lib = _lib() if k > 1 else None
     if lib is None:
         return [int(gmpy2.powmod(a, e, m)) for a, e, m in zip(av, ev, mv)], 1
-    pool = _pool(cores())
-    return list(pool.map(lambda r: _row(lib, *r), zip(av, ev, mv))), k
+    # The calling thread computes the first row itself while the pool's threads take the rest:
+    # one thread fewer to wake, which a row of ~0.2 ms (1024 bits) feels.
+    pool = _pool(max(1, cores() - 1))
+    rest = [pool.submit(_row, lib, a, e, m) for a, e, m in zip(av[1:], ev[1:], mv[1:])]
+    first = _row(lib, av[0], ev[0], mv[0])
+    return [first] + [f.result() for f in rest], k

@@ -36,13 +36,20 @@ def scalar(r):
     return r
 
 
-def rows(family: str):
+def rows(family: str, fast=None):
     """Mark a user-facing operation as elementwise over rows (see the module doc). A call
     whose arguments are all plain integers (options aside) returns Python ints (bools, tuples
-    of them), as Python's own operators and gmpy2 do."""
+    of them), as Python's own operators and gmpy2 do.
+
+    `fast`, where given, is tried first on positional calls: it answers a case it can finish
+    without the dispatch below (a few rows of host values, say) and returns None otherwise."""
     def deco(fn):
         @functools.wraps(fn)
         def call(*args, **kw):
+            if fast is not None and not kw:
+                got = fast(*args)
+                if got is not None:
+                    return got
             if args and _plain(args[0]) and all(map(_plain, args)) and all(map(_plain, kw.values())) \
                     and not isinstance(args[0], str):
                 return scalar(fn(*args, **kw))

@@ -247,8 +247,68 @@ def _python_base(x: BigIntArray, M: "Modulus") -> BigIntArray:
     return ops.mod(x, M.m)       # Modulus has refused a zero modulus already
 
 
+def _plain_rows(x) -> int:
+    """0 for an int, the length of a non-empty list or tuple of ints, else -1 (for _few_on_host;
+    bools are not ints here, as everywhere in clbig)."""
+    t = type(x)
+    if t is int:
+        return 0
+    if (t is list or t is tuple) and x and all(type(v) is int for v in x):
+        return len(x)
+    return -1
+
+
+def _few_on_host(*args):
+    """powmod's fast path (dispatch.rows' `fast`): a few rows of plain ints (ints, or lists or
+    tuples of them, broadcasting), exponents >= 0 and moduli >= 1, computed on the host as
+    _on_host would, without the dispatch and coercion in front of it: at one row of 1024 bits
+    they were 25 of the call's 30 µs of overhead (2-core EPYC, 2026-11-29), beside GMP's
+    ~400 µs. None for anything else, which the ordinary path takes (and its errors)."""
+    if len(args) != 3:
+        return None
+    lens = [_plain_rows(x) for x in args]
+    if -1 in lens:
+        return None
+    n = max(lens) or 1
+    ctx = current_context()
+    if getattr(ctx, "is_multi", False):
+        return None                     # several devices: split's rules
+    s = ctx.profile.settings
+    limit = s.powmod_host_rows           # None: the default, by the moduli's bits below
+    if n == 1:                          # (one row: no lists made, gmpy2 in this thread)
+        a, e, m = (x if k == 0 else x[0] for x, k in zip(args, lens))
+        if e < 0 or m < 1 or limit == 0:
+            return None
+        out, threads, mbits = [int(gmpy2.powmod(a, e, m))], 1, m.bit_length()
+        limit = limit or _host_rows(ctx, mbits, s)
+    else:
+        if any(k > 1 and k != n for k in lens) or \
+                n > (limit if limit is not None else _per_core(ctx)[-1][1] * host_powm.cores()):
+            return None
+        av, ev, mv = ([x] * n if k == 0 else x * n if k == 1 else x for x, k in zip(args, lens))
+        if min(ev) < 0 or min(mv) < 1:
+            return None                 # inverses, negative moduli, the zero modulus's error
+        mbits = max(mv).bit_length()
+        if limit is None:
+            limit = _host_rows(ctx, mbits, s)
+            if n > limit:
+                return None
+        out, threads = host_powm.powm_rows(av, ev, mv)
+    if profiling.active():
+        _note_host(ctx, n, threads, limit)
+    if not any(lens):
+        return out[0]                   # all ints: an int, as dispatch.rows promises
+    return host_result(ctx, out, 32 * max(1, -(-mbits // 32)))
+
+
+def _note_host(ctx, n: int, threads: int, limit: int) -> None:
+    profiling.note(f"powmod: {n} rows on the host, GMP in {threads} thread(s) (at most {limit} "
+                   f"rows there: one launch on {ctx.name} costs the latency of one instance; "
+                   "POWMOD_HOST_ROWS)")
+
+
 # -- powmod -------------------------------------------------------------------------------
-@rows("mod")
+@rows("mod", fast=_few_on_host)
 def powmod(a: Operand, e: Counts, m: Operand | Modulus) -> BigIntArray | int:
     """``a**e mod m`` per element, exactly as Python's ``pow(a, e, m)``.
 
@@ -361,15 +421,23 @@ def _powmod_negative_exponents(a, E: BigIntArray, m):
 # faster on the host, every core computing rows at once (clbig.mpn.host_powm). On 16 cores the
 # host and the device met near 32-48 / 48-64 / 100 rows (python -m clbig.bench --few).
 HOST_ROWS_PER_CORE = ((1024, 2), (2048, 3), (1 << 62, 6))
+# CPU devices run one instance per SIMD lane of a core, so one row takes a whole launch's
+# latency there too: on a 2-core EPYC (2026-11-29) one row of 1024 / 2048 / 4096 bits took 4.5 /
+# 19 / 108 ms in Intel's runtime against GMP's 0.5 / 2.6 / 19, and the device won only from
+# about 32 / 8 / 4 rows (PoCL: from about 200 / 150 / more than 64 rows). Up to these rows
+# per core the host computes them (the rows there cost what the device does, or less).
+HOST_ROWS_PER_CORE_CPU = ((1024, 8), (2048, 4), (1 << 62, 2))
+
+
+def _per_core(ctx) -> tuple:
+    return HOST_ROWS_PER_CORE if P.is_gpu(ctx) else HOST_ROWS_PER_CORE_CPU
 
 
 def _host_rows(ctx, bits: int, s) -> int:
-    """How many rows of `bits`-bit moduli powmod may compute on the host (POWMOD_HOST_ROWS of
-    the settings `s`; on GPUs HOST_ROWS_PER_CORE times the host's cores, on CPU devices 0:
-    their kernels are what the tests exercise, and they share the cores anyway)."""
-    if not P.is_gpu(ctx):
-        return s.get("powmod_host_rows", 0)
-    per_core = next(k for b, k in HOST_ROWS_PER_CORE if bits <= b)
+    """How many rows of `bits`-bit moduli powmod may compute on the host: POWMOD_HOST_ROWS of
+    the settings `s`, by default the rows per host core of the device's kind (above) times
+    the host's cores."""
+    per_core = next(k for b, k in _per_core(ctx) if bits <= b)
     return s.get("powmod_host_rows", per_core * host_powm.cores())
 
 
@@ -405,11 +473,9 @@ def _on_host(ctx, a, e, m):
     if n == 0:
         return None                    # an empty batch: the device path gives the empty result
     s = ctx.profile.settings
-    most = max(k for _, k in HOST_ROWS_PER_CORE) * host_powm.cores()
-    if n > most and n > s.get("powmod_host_rows", 0):
-        return None                    # beyond any default: no need to look at the values
-    if not P.is_gpu(ctx) and not s.get("powmod_host_rows", 0):
-        return None                    # (the default on CPU devices, without reading arrays)
+    most = max(k for _, k in _per_core(ctx)) * host_powm.cores()
+    if n > s.get("powmod_host_rows", most):
+        return None                    # beyond the setting or any default: values not read
     vals = [_values_of(x) for x in (a, e, m)]
     mbits = max(int(z).bit_length() for z in vals[2])
     limit = _host_rows(ctx, mbits, s)
@@ -424,9 +490,7 @@ def _on_host(ctx, a, e, m):
     out, threads = host_powm.powm_rows(av, ev, mv)
     bits = m.bits if isinstance(m, (BigIntArray, Modulus)) else 32 * max(1, -(-mbits // 32))
     if profiling.active():   # (formatting the note costs more than the row at small sizes)
-        profiling.note(f"powmod: {n} rows on the host, GMP in {threads} thread(s) (at most {limit} "
-                       f"rows there: one launch on {ctx.name} costs the latency of one instance; "
-                       "POWMOD_HOST_ROWS)")
+        _note_host(ctx, n, threads, limit)
     return host_result(ctx, out, bits)    # uploaded when a device operation needs the limbs
 
 

@@ -82,8 +82,8 @@ _TABLE = (
     _s("POWMOD_HOST_ROWS", "count", None, "powmod of at most this many rows (ints, lists, or "
        "arrays read back) runs on the host, GMP on every core, said in clbig.profile(): one launch "
        "costs the latency of one instance, which CPU cores beat on a few rows (default on GPUs "
-       "2, 3, 6 rows per host core for moduli of up to 1024, 2048, more bits; 0 on CPU devices; "
-       "0: always the device)", False),
+       "2, 3, 6 rows per host core for moduli of up to 1024, 2048, more bits, on CPU devices 8, "
+       "4, 2; 0: always the device)", False),
     _s("POWMOD_FIXED_ROWS", "count", 32, "powmod with one base and one odd modulus for at least "
        "this many rows takes a table of the base's powers shared by every row (kept for the next "
        "call with the same base, modulus and exponent length; 0: never)", False),
