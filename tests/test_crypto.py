@@ -104,8 +104,65 @@ def test_paillier_errors_name_the_element():
         cp.sum(pk, [c[0], other_pk.encrypt(1)])
     with pytest.raises(ValueError, match="Integer needs to be within"):   # phe's own words
         cp.encrypt(pk, [1, pk.max_int + 1])
-    rs = cp._obfuscators(pk.n, 2000)                     # bulk draws stay in [1, n), distinct
+    rs = _ints(cp._obfuscators(pk.n, 2000))             # bulk draws stay in [1, n), distinct
     assert all(1 <= r < pk.n for r in rs) and len(set(rs)) == 2000 and max(rs).bit_length() == pk.n.bit_length()
+
+
+def _ints(limbs):
+    return [int.from_bytes(row.astype("<u4").tobytes(), "little") for row in limbs]
+
+
+def test_obfuscator_draws_and_the_limb_comparison():
+    """The obfuscators are drawn as limbs: every value of a small range [1, n) comes up and
+    nothing outside it (n across a limb boundary, of a few bits, and a power of two), and the
+    rows-below-n test agrees with Python's < on rows equal to n, one limb off, and zero."""
+    import numpy as np
+    for n in (7, 2 ** 32 + 3, 2 ** 33, (2 ** 64 - 1) * 3):
+        got = _ints(cp._obfuscators(n, 600))
+        assert len(got) == 600 and all(1 <= r < n for r in got), n
+        if n < 100:
+            assert set(got) == set(range(1, n))
+    rng = random.Random(3)
+    n = rng.getrandbits(130) | 1 << 129
+    m = 5
+    limbs = lambda v: [(v >> (32 * i)) & 0xFFFFFFFF for i in range(m)]
+    vals = [n, n - 1, n + 1, 0, n ^ 1, n ^ (1 << 129), n - (1 << 64)] + [rng.getrandbits(130) for _ in range(50)]
+    rows = np.array([limbs(v) for v in vals], np.uint32)
+    assert cp._below(rows, np.array(limbs(n), np.uint32)).tolist() == [v < n for v in vals]
+
+
+def test_decrypt_decodes_as_phe_at_the_encoding_edges():
+    """Raw plaintexts at phe's limits decode as phe decodes them (ints at exponent 0 by phe's
+    rule in clbig, other exponents by phe), and one between the limits raises phe's
+    OverflowError."""
+    pk, sk = keypair(1024)
+    EN = phe_paillier.EncryptedNumber
+    raws = [0, pk.max_int, pk.max_int - 1, pk.n - pk.max_int, pk.n - 1]
+    cts = [EN(pk, pk.raw_encrypt(m), e) for m in raws for e in (0, -3, 2)]
+    assert cp.decrypt(sk, cts) == [sk.decrypt(c) for c in cts]
+    for e in (0, -3):
+        with pytest.raises(OverflowError):
+            cp.decrypt(sk, [EN(pk, pk.raw_encrypt(pk.max_int + 1), e)])
+
+
+def test_fresh_encryptions_are_marked_obfuscated_as_phe_marks_them():
+    """phe's encrypt obfuscates, so its ciphertext() gives the value as it is; with r given it
+    does not, and ciphertext() obfuscates then. clbig's numbers behave the same: a fresh one
+    not marked would be obfuscated again by phe, a power on the CPU per value."""
+    pk, sk = keypair(1024)
+
+    def secure_changes(c):          # whether phe's ciphertext() obfuscates it (again)
+        before = c.ciphertext(False)
+        return c.ciphertext() != before
+
+    fresh = cp.encrypt(pk, [5, -2])[0]
+    assert not secure_changes(fresh) and not secure_changes(pk.encrypt(5))
+    given, ref_given = cp.encrypt(pk, [5], r_values=[3])[0], pk.encrypt(5, r_value=3)
+    assert given.ciphertext(False) == ref_given.ciphertext(False)
+    assert secure_changes(given) and secure_changes(ref_given)
+    assert sk.decrypt(given) == sk.decrypt(fresh) == 5
+    s = cp.sum(pk, [fresh, fresh])                     # a homomorphic result: not obfuscated, as phe's +
+    assert secure_changes(s) and secure_changes(fresh + fresh) and sk.decrypt(s) == 10
 
 
 @pytest.mark.large
