@@ -38,6 +38,32 @@ def run_cmp(pairs, ba, bb, what):
     check_all(clbig.array(xs, bits=ba), clbig.array(ys, bits=bb), xs, ys, what)
 
 
+@pytest.mark.parametrize("ba,bb", [(1, 1), (32, 32), (96, 64), (7, 2048), (2 ** 14 + 5, 2 ** 14)])
+def test_serial_compare(monkeypatch, rng, ba, bb):
+    """The CPUs' one-item comparison (compare_serial.cl.mako, chosen with the one-item additions;
+    the suite runs the scan kernels by default): unequal and odd widths, one limb, equal values
+    of different widths, values that differ only in the lowest limb, batches of 0, 1 and odd
+    lengths, either side broadcast, and one build for every width."""
+    from clbig.mpn import compare
+    monkeypatch.setenv("CLBIG_ADD_SERIAL", "1")
+    ran = []
+    real = compare.kernel
+    monkeypatch.setattr(compare, "kernel", lambda ctx, t, *a, **k: ran.append(t) or real(ctx, t, *a, **k))
+    what = f"serial compare {ba} vs {bb}"
+    pairs = cmp_pairs(rng, ba, bb)
+    low = min(ba, bb)
+    x = rand_value(rng, low) | 1
+    pairs += [(x, x), (x, x ^ 1), (x ^ 1, x), (0, 0), (mask(ba), mask(bb)), (mask(low), mask(low))]
+    run_cmp(pairs, ba, bb, what)
+    for n in (0, 1):
+        run_cmp(pairs[:n], ba, bb, f"{what} n={n}")
+    xs = [rand_value(rng, ba) for _ in range(7)] + [mask(ba), 0]
+    one = [rand_value(rng, bb)]
+    check_all(clbig.array(xs, bits=ba), clbig.array(one, bits=bb), xs, one, what + " a vs [c]")
+    check_all(clbig.array(one, bits=bb), clbig.array(xs, bits=ba), one, xs, what + " [c] vs a")
+    assert set(ran) <= {"compare_serial.cl.mako"} and ran, ran
+
+
 @pytest.mark.parametrize("bits", POW2_ADD)
 def test_compare_pow2(rng, bits):
     run_cmp(cmp_pairs(rng, bits, bits), bits, bits, f"compare {bits} bits")

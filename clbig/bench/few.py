@@ -32,10 +32,15 @@ _VAR = config.var("POWMOD_HOST_ROWS")
 def _best(fns, reps: int) -> list:
     """The least time of each of `fns` over `reps` rounds, the functions taking turns within a
     round, so that a shared host's slow spells hit them alike (the host path and gmpy2 do the
-    same work: their ratio is clbig's overhead, not the machine's mood)."""
+    same work: their ratio is clbig's overhead, not the machine's mood). The turns rotate from
+    round to round: in a fixed order the first function always followed the pool's run on
+    every core (caches flushed, clocks lowered), which cost auto about 0.1 ms at n = 1 (H200
+    host, 2026-11-29)."""
     best = [float("inf")] * len(fns)
-    for _ in range(reps):
-        for i, fn in enumerate(fns):
+    k = len(fns)
+    for r in range(reps):
+        for i in ((r + j) % k for j in range(k)):
+            fn = fns[i]
             t0 = time.perf_counter()
             fn()
             best[i] = min(best[i], time.perf_counter() - t0)

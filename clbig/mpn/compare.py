@@ -1,10 +1,11 @@
-"""Three-way comparison of limb vectors (LTop reduction)."""
+"""Three-way comparison of limb vectors: the LTop reduction on GPUs, one item per instance on CPUs
+(as the additions, add_n.serial)."""
 from __future__ import annotations
 
 import numpy as np
 
 from ..runtime import plan as P
-from .add_n import vec_ok
+from .add_n import SERIAL_WG, serial, vec_ok
 from ..runtime.render import DoesNotFit, kernel, launch, memoized
 
 
@@ -19,6 +20,13 @@ def compare3(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int) -> np.ndarra
 def compare3_device(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int):
     """compare3 launched, not read: (the device array of block results, fold), fold(its host
     copy) giving compare3's answer; for reading it together with other results (n >= 1)."""
+    if serial(ctx):                      # CPUs: one item per instance, one build for all widths
+        k = kernel(ctx, "compare_serial.cl.mako", "compare_serial", None)
+        out = ctx.empty((n,), np.uint8)
+        wg = min(SERIAL_WG, ctx.max_items)
+        launch(ctx, k, P.ceil_div(n, wg), wg, a, np.uint64(sa), b, np.uint64(sb), out.data,
+               np.uint32(n), np.uint32(ma), np.uint32(mb))
+        return out, lambda host: host[:n]
     vec = vec_ok(4, ma, sa) and vec_ok(4, mb, sb)
     key = ("compare3", P.width_class(max(ma, mb)), vec, P.batch_class(ctx, n),
            ctx.profile.settings.version)
