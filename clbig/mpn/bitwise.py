@@ -34,10 +34,10 @@ def bitwise(ctx, op: str, a, sa: int, ma: int, b, sb: int, mb: int, n: int, mr: 
     # 16-byte accesses need whole, aligned vectors in every operand and the result
     v = 4 if all(x % 4 == 0 for x in (ma, mb, mr, sa, sb)) else 1
     krn, wg = largest_fitting(min(256, ctx.max_items), lambda wg: kernel(
-        ctx, "bitwise.cl.mako", "bitwise", wg, OP=op, MA=ma, MB=mb, MR=mr, V=v, WG=wg,
-        CTL=ctl is not None))
+        ctx, "bitwise.cl.mako", "bitwise", wg, OP=op, V=v, WG=wg, CTL=ctl is not None))
     launch(ctx, krn, P.ceil_div(n * (mr // v), wg), wg, a, np.uint64(sa), b, np.uint64(sb),
-           out.data, out.data if ctl is None else ctl, np.uint32(n))   # (unread without CTL)
+           out.data, out.data if ctl is None else ctl, np.uint32(n),   # (ctl unread without CTL)
+           np.uint32(ma), np.uint32(mb), np.uint32(mr))
     return out
 
 
