@@ -7,8 +7,9 @@ Rows: bits in FEW_BITS (modulus and exponent both that long, one modulus and one
 the batch, as RSA or a Fermat test), n in FEW_ROWS. Columns: clbig as users run it (auto), the
 device path alone (POWMOD_HOST_ROWS 0: the kernel's latency plus conversions), its device time
 (clbig.profile), gmpy2 on one core, gmpy2 over every core (a warm process pool, rows spread
-over min(n, cores) workers), and auto against one core. The four timed columns take turns in
-each round. Every result is checked against gmpy2.
+over min(n, cores) workers), and auto against one core. The device path and the pool take turns
+in rounds of their own, then auto and gmpy2 on one core in theirs. Every result is checked
+against gmpy2.
 """
 from __future__ import annotations
 
@@ -32,15 +33,10 @@ _VAR = config.var("POWMOD_HOST_ROWS")
 def _best(fns, reps: int) -> list:
     """The least time of each of `fns` over `reps` rounds, the functions taking turns within a
     round, so that a shared host's slow spells hit them alike (the host path and gmpy2 do the
-    same work: their ratio is clbig's overhead, not the machine's mood). The turns rotate from
-    round to round: in a fixed order the first function always followed the pool's run on
-    every core (caches flushed, clocks lowered), which cost auto about 0.1 ms at n = 1 (H200
-    host, 2026-11-29)."""
+    same work: their ratio is clbig's overhead, not the machine's mood)."""
     best = [float("inf")] * len(fns)
-    k = len(fns)
-    for r in range(reps):
-        for i in ((r + j) % k for j in range(k)):
-            fn = fns[i]
+    for _ in range(reps):
+        for i, fn in enumerate(fns):
             t0 = time.perf_counter()
             fn()
             best[i] = min(best[i], time.perf_counter() - t0)
@@ -90,10 +86,16 @@ def run_few(ctx, bits_list=FEW_BITS, rows=FEW_ROWS, reps: int = 7, seed: int = 2
                     ge, gm = gmpy2.mpz(e), gmpy2.mpz(m)
                     k = min(n, workers)
                     parts = [(xs[i::k], ge, gm) for i in range(k)]
-                    auto, dev, one, every = _best(
-                        [lambda: _clbig(xs, e, m, None), lambda: _clbig(xs, e, m, "0"),
-                         lambda: _g_powmod((xs, ge, gm)),
-                         lambda: pool.map(_g_powmod, parts, chunksize=1)], reps)
+                    # auto and gmpy2 on one core take turns by themselves, after the device
+                    # path and the pool: a call just after a device launch or the pool's run
+                    # on every core ran slower (a CPU runtime's threads still busy, caches,
+                    # clocks: on Intel's runtime both took 540 against 385 µs at one row of
+                    # 1024 bits, 2-core EPYC, 2026-11-29), which a shared round gave to
+                    # whichever came next.
+                    dev, every = _best([lambda: _clbig(xs, e, m, "0"),
+                                        lambda: pool.map(_g_powmod, parts, chunksize=1)], reps)
+                    auto, one = _best([lambda: _clbig(xs, e, m, None),
+                                       lambda: _g_powmod((xs, ge, gm))], reps)
                     with clbig.profile() as pa:
                         _clbig(xs, e, m, None)
                     row = dict(bits=bits, n=n, auto_ms=1e3 * auto, device_path_ms=1e3 * dev,
