@@ -227,8 +227,14 @@ def gcdext(a: Operand, b: Operand) -> tuple[BigIntArray, BigIntArray, BigIntArra
     if not ok.all():                          # a1, b1 are coprime: this would be a bug
         raise RuntimeError(f"gcdext: no inverse of a / g mod b / g at index {int(np.argmin(ok))}")
     high = ops.compare(ops.shift_left(s1, 1), b1, "gt")          # the balanced representative
-    s = ops.add(ops.sub(s1, ops.mul(b1, _ints(high))), _ints(bzero))
-    s = ops.mul(s, a.sign().astype(np.int64).tolist())             # s of a = sgn(a) * s of |a|
+    # s1 - b1 where high, + 1 where b = 0 (but a != 0: gcdext(0, 0) has s = 0), then times
+    # sgn(a): by a select and a sign flip, not by products with one-limb factors (two more
+    # kernels to build on a first call, issue 43)
+    sa = a.sign()
+    lift = select(high, from_limbs(np.zeros((n, 1), np.uint32), bits=1, ctx=a.ctx), b1, b1.bits)
+    s = ops.add(ops.sub(s1, lift), _ints(bzero & (sa != 0)))
+    flip = (sa < 0) & nonzero(s)                                   # s of a = sgn(a) * s of |a|
+    s = signs.with_neg(s, flip if s.neg is None else s.neg ^ flip)
     bsafe = ops.add(b, _ints(bzero))                               # b = 0: g - a s = 0 there
     t = ops.floordiv(ops.sub(g, ops.mul(a, s)), bsafe)             # exact division
     return g, _narrow(s, b.bits), _narrow(t, a.bits)   # abs(s) <= abs(b), abs(t) <= abs(a)
