@@ -227,15 +227,20 @@ def test_serial_kernel(monkeypatch, rng, ba, bb, form):
 
 
 def test_serial_default(monkeypatch):
-    """CPUs take the serial kernel unless the setting says otherwise; GPUs the scan kernels."""
+    """CPUs take the serial kernels unless the setting says otherwise; GPUs for small batches
+    only (add_n.GPU_SERIAL_*), the map-scan kernels otherwise; the setting wins everywhere."""
     from clbig.mpn import add_n
     ctx = clbig.Context()
+    rows, limbs = add_n.GPU_SERIAL_ROWS, add_n.GPU_SERIAL_LIMBS
     monkeypatch.delenv("CLBIG_ADD_SERIAL", raising=False)   # conftest turns it off
-    assert add_n.serial(ctx) == (not add_n.P.is_gpu(ctx))
+    gpu = add_n.P.is_gpu(ctx)
+    assert add_n.serial(ctx, rows + 1, 4) == (not gpu)
     monkeypatch.setattr(add_n.P, "is_gpu", lambda ctx: True)
+    assert add_n.serial(ctx, rows, limbs) and add_n.serial(ctx, 1, 1)
+    assert not add_n.serial(ctx, rows + 1, 1) and not add_n.serial(ctx, 1, limbs + 1)
     assert not add_n.serial(ctx)
     monkeypatch.setenv("CLBIG_ADD_SERIAL", "1")
-    assert add_n.serial(ctx)
+    assert add_n.serial(ctx) and add_n.serial(ctx, 10 ** 6, 10 ** 4)
     monkeypatch.setenv("CLBIG_ADD_SERIAL", "0")
     monkeypatch.setattr(add_n.P, "is_gpu", lambda ctx: False)
-    assert not add_n.serial(ctx)
+    assert not add_n.serial(ctx) and not add_n.serial(ctx, 1, 1)

@@ -67,8 +67,9 @@ def addsub(ctx, op: str, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits:
     flag_buf = flags.data if want_flag else (ctl if ctl is not None else out.data)  # unread then
     args = (a, np.uint64(sa), b, np.uint64(sb), out.data, flag_buf)
     how = _how_args(op, ma, mb, bits, want_flag)
-    if serial(ctx):
-        if n >= SERIAL_FIXED_ROWS and n * max(ma, mb, mr) >= SERIAL_FIXED_LIMBS:   # widths built in
+    if serial(ctx, n, max(ma, mb, mr)):
+        if n >= SERIAL_FIXED_ROWS and n * max(ma, mb, mr) >= SERIAL_FIXED_LIMBS \
+                and not P.is_gpu(ctx):                # widths built in (PoCL's loops: 2x)
             _, top, flag_limb, flag_bit = _flag_params(bits, want_flag)
             k = kernel(ctx, "add_serial.cl.mako", "add_serial", None, OP=op,
                        WIDTHS=(("MA", ma), ("MB", mb), ("MR", mr), ("TOP_MASK", top),
@@ -107,10 +108,28 @@ SERIAL_FIXED_LIMBS = 4096
 SERIAL_FIXED_ROWS = 64
 
 
-def serial(ctx) -> bool:
-    """Whether additions run one item per instance here: CPUs, unless the ADD_SERIAL setting
-    says otherwise (1 everywhere, 0 never)."""
-    return ctx.profile.settings.get("add_serial", not P.is_gpu(ctx))
+# GPUs: batches of at most this many rows of at most this many limbs also take the one-item
+# kernels (add_serial, compare_serial), whose run-time form serves every width and operation.
+# There the GPU waits on the launch either way: H200, 2026-11-29, a sum, a difference and a
+# comparison of 3 to 1000 rows of up to 2048 bits took the same wall time within 3 µs of
+# ~40 / ~85-150 / ~85-130 µs by either kernel, while 3 rows of 8192 bits took 48 against
+# 39 µs (a longer loop per item). A cold gcdext then built 11 kernels instead of 16, and the
+# counter loop of 100 sums 1 instead of 3 (0.20 against 0.45 s).
+GPU_SERIAL_ROWS = 256
+GPU_SERIAL_LIMBS = 80
+
+
+def serial(ctx, n: int | None = None, m: int | None = None) -> bool:
+    """Whether additions (and comparisons) of n instances of at most m limbs run one item per
+    instance here: on CPUs, and on GPUs for small batches (GPU_SERIAL_*; n, m None: any
+    batch, so a GPU says no); the ADD_SERIAL setting decides where set (1 everywhere, 0
+    never)."""
+    got = ctx.profile.settings.add_serial
+    if got is not None:
+        return got
+    if not P.is_gpu(ctx):
+        return True
+    return n is not None and m is not None and n <= GPU_SERIAL_ROWS and m <= GPU_SERIAL_LIMBS
 
 
 def _choose(ctx, op, ma, mb, bits, want_flag, sa, sb, n):

@@ -1,5 +1,5 @@
 """Three-way comparison of limb vectors: the LTop reduction on GPUs, one item per instance on CPUs
-(as the additions, add_n.serial)."""
+and for small GPU batches (as the additions, add_n.serial)."""
 from __future__ import annotations
 
 import numpy as np
@@ -20,7 +20,7 @@ def compare3(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int) -> np.ndarra
 def compare3_device(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int):
     """compare3 launched, not read: (the device array of block results, fold), fold(its host
     copy) giving compare3's answer; for reading it together with other results (n >= 1)."""
-    if serial(ctx):                      # CPUs: one item per instance, one build for all widths
+    if serial(ctx, n, max(ma, mb)):      # CPUs, small GPU batches: one item per instance
         k = kernel(ctx, "compare_serial.cl.mako", "compare_serial", None)
         out = ctx.empty((n,), np.uint8)
         wg = min(SERIAL_WG, ctx.max_items)

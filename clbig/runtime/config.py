@@ -117,7 +117,8 @@ _TABLE = (
     _s("SCAN_ITEMS", "int", None, "work-items per group the scan kernels aim at (default 256, "
        "or the kernel's own)"),
     _s("ADD_SERIAL", "bool", None, "additions and subtractions one work-item per instance, "
-       "limbs in order: 1 everywhere, 0 never (default on CPUs)"),
+       "limbs in order, and comparisons likewise: 1 everywhere, 0 never (default: on CPUs, "
+       "and on GPUs for batches of at most 256 rows of at most 80 limbs)"),
     _s("ADD_ROWS", "int", 1, "rows of instances per work-group of addition and subtraction"),
     # -- classical products (mpn.mul_basecase, mpn.mul_fp64)
     _s("MUL_RADIX", "choice", "auto", "classical products' digits: auto, 30 (radix-2^30 digits), "
