@@ -545,24 +545,29 @@ def test_powmod_host_rows_default_by_device_type(monkeypatch):
     assert not any("on the host" in s for s in p.notes) and p.kernels > 0, p.notes
 
 
-def test_host_rows_by_gmp_threads_and_without_libgmp(rng, monkeypatch):
-    """The host rows run through libgmp in threads (the GIL released) where it loads, and
-    through gmpy2 where it does not: the same exact values either way, edges included."""
+def test_host_rows_by_gmp_threads(rng, monkeypatch):
+    """The host rows run through gmpy2 in threads with the GIL released, the calling thread
+    taking one row: exact values, edges included, on several cores as on one (the thread
+    count mocked), and the calling thread's gmpy2 context is left as it was."""
+    import gmpy2
     from clbig.mpn import host_powm
     monkeypatch.setenv("CLBIG_POWMOD_HOST_ROWS", "12")
     av = [0, 1, -1, 2**64 - 1, -(2**300), rng.getrandbits(2100), 7, 5, 3]
     ev = [0, 5, 3, 2**64 + 1, rng.getrandbits(300), rng.getrandbits(2048), 0, 1, 2]
     mv = [1, 2, 2**64, 3, rng.getrandbits(2048) | 1, rng.getrandbits(2047) << 1, 1, 9, 2**127 - 1]
     want = [pow(a, e, m) for a, e, m in zip(av, ev, mv)]
-    got, threads = host_powm.powm_rows(av, ev, mv)
-    assert got == want
-    assert threads == (min(len(av), host_powm.cores()) if host_powm._lib() else 1)
+    before = gmpy2.get_context().allow_release_gil
+    for cores in (1, 2, 5):
+        monkeypatch.setitem(host_powm._state, "cores", (cores, host_powm.os.getpid()))
+        monkeypatch.setitem(host_powm._state, "pool", (None, None))
+        got, threads = host_powm.powm_rows(av, ev, mv)
+        assert got == want and threads == min(len(av), cores), cores
+        assert all(type(v) is int for v in got)
+        assert host_powm.powm_rows(av[:1], ev[:1], mv[:1]) == (want[:1], 1)
+    assert gmpy2.get_context().allow_release_gil == before
     with clbig.profile() as p:
         assert clbig.powmod(av, ev, mv).tolist() == want
     assert any("on the host" in s for s in p.notes)
-    monkeypatch.setitem(host_powm._state, "lib", None)     # no libgmp: gmpy2 in this thread
-    assert host_powm.powm_rows(av, ev, mv) == (want, 1)
-    assert clbig.powmod(av, ev, mv).tolist() == want
 
 
 def test_host_rows_in_a_forked_child(rng, monkeypatch):
