@@ -113,8 +113,9 @@ SERIAL_FIXED_ROWS = 64
 # There the GPU waits on the launch either way: H200, 2026-11-29, a sum, a difference and a
 # comparison of 3 to 1000 rows of up to 2048 bits took the same wall time within 3 µs of
 # ~40 / ~85-150 / ~85-130 µs by either kernel, while 3 rows of 8192 bits took 48 against
-# 39 µs (a longer loop per item). A cold gcdext then built 11 kernels instead of 16, and the
-# counter loop of 100 sums 1 instead of 3 (0.20 against 0.45 s).
+# 39 µs (a longer loop per item). With this rule a cold gcdext built 10 kernels instead of 16
+# (3.1 against 5.6 s) and the counter loop of 100 sums 1 instead of 3 (0.15 against 0.45 s);
+# that loop warm took 4.4-5.7 ms against 3.2-5.7 ms over the calls (same day, scattered).
 GPU_SERIAL_ROWS = 256
 GPU_SERIAL_LIMBS = 80
 
