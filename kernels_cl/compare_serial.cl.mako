@@ -1,9 +1,10 @@
-## Three-way comparison for CPUs: one work-item per instance, from its most significant limb
-## down (mpn/compare.py, where add_n.serial chooses the one-item additions). A CPU runs
-## work-items as loop iterations, so the GPUs' kernel (compare.cl.mako: limbs over items, a
-## scan through local memory) pays for parallelism a core does not have, and its launch plans
-## differ by width class: gcdext built three of them on PoCL. Widths at run time: one build
-## for every width. out[i] = 0 where a == b, 1 where a < b, 2 where a > b.
+## Three-way comparison one work-item per instance, from its most significant limb down
+## (mpn/compare.py, where add_n.serial chooses the one-item additions: on CPUs, and for small
+## batches on GPUs). A CPU runs work-items as loop iterations, so the GPUs' kernel
+## (compare.cl.mako: limbs over items, a scan through local memory) pays for parallelism a
+## core does not have, and its launch plans differ by width class: gcdext built three of them
+## on PoCL. Widths at run time: one build for every width. out[i] = 0 where a == b, 1 where
+## a < b, 2 where a > b.
 <%namespace file="blocks/common.mako" import="header"/>
 ${header()}
 

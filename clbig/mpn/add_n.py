@@ -96,8 +96,8 @@ def addsub(ctx, op: str, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits:
     return out, (ctx.get(flags)[:n].astype(bool) if want_flag else None)
 
 
-# CPUs: one work-item per instance (add_serial.cl.mako), in groups of 16 (Intel's runtime
-# vectorizes 16 items at once).
+# The one-item kernels (add_serial.cl.mako, compare_serial.cl.mako) run in groups of 16
+# (Intel's runtime vectorizes 16 items at once; small GPU batches were measured so).
 SERIAL_WG = 16
 # From this many limbs in a batch the serial kernel is built for the operands' limb counts
 # (loops of fixed bounds: about 2x faster on PoCL); smaller batches run one build that takes

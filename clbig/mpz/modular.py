@@ -281,10 +281,8 @@ def _few_on_host(*args):
         if e < 0 or m < 1 or limit == 0:
             return None
         out, threads, mbits = [int(gmpy2.powmod(a, e, m))], 1, m.bit_length()
-        limit = limit or _host_rows(ctx, mbits, s)
     else:
-        if any(k > 1 and k != n for k in lens) or \
-                n > (limit if limit is not None else _per_core(ctx)[-1][1] * host_powm.cores()):
+        if any(k > 1 and k != n for k in lens) or n > (limit if limit is not None else _most_rows(ctx)):
             return None
         av, ev, mv = ([x] * n if k == 0 else x * n if k == 1 else x for x, k in zip(args, lens))
         if min(ev) < 0 or min(mv) < 1:
@@ -296,7 +294,7 @@ def _few_on_host(*args):
                 return None
         out, threads = host_powm.powm_rows(av, ev, mv)
     if profiling.active():
-        _note_host(ctx, n, threads, limit)
+        _note_host(ctx, n, threads, limit or _host_rows(ctx, mbits, s))
     if not any(lens):
         return out[0]                   # all ints: an int, as dispatch.rows promises
     return host_result(ctx, out, 32 * max(1, -(-mbits // 32)))
@@ -434,6 +432,12 @@ def _per_core(ctx) -> tuple:
     return HOST_ROWS_PER_CORE if P.is_gpu(ctx) else HOST_ROWS_PER_CORE_CPU
 
 
+def _most_rows(ctx) -> int:
+    """The most rows any default of this device's kind sends to the host (whatever the
+    moduli's bits): a longer batch goes to the device without its values being read."""
+    return max(k for _, k in _per_core(ctx)) * host_powm.cores()
+
+
 def _host_rows(ctx, bits: int, s) -> int:
     """How many rows of `bits`-bit moduli powmod may compute on the host: POWMOD_HOST_ROWS of
     the settings `s`, by default the rows per host core of the device's kind (above) times
@@ -474,8 +478,7 @@ def _on_host(ctx, a, e, m):
     if n == 0:
         return None                    # an empty batch: the device path gives the empty result
     s = ctx.profile.settings
-    most = max(k for _, k in _per_core(ctx)) * host_powm.cores()
-    if n > s.get("powmod_host_rows", most):
+    if n > s.get("powmod_host_rows", _most_rows(ctx)):
         return None                    # beyond the setting or any default: values not read
     vals = [_values_of(x) for x in (a, e, m)]
     mbits = max(int(z).bit_length() for z in vals[2])

@@ -50,6 +50,7 @@ from .dispatch import rows
 from .gcd import gcd, invert
 from .modular import Modulus, mulmod, powmod
 from .coerce import coerce, context_of, operands, scalar_call
+from .construct import zeros
 from .powers import power
 from .signs import _KEEP, _MINUS1, _PLUS1, nonzero, pick, select, step
 from .types import MPZ
@@ -231,7 +232,7 @@ def gcdext(a: Operand, b: Operand) -> tuple[BigIntArray, BigIntArray, BigIntArra
     # sgn(a): by a select and a sign flip, not by products with one-limb factors (two more
     # kernels to build on a first call, issue 43)
     sa = a.sign()
-    lift = select(high, from_limbs(np.zeros((n, 1), np.uint32), bits=1, ctx=a.ctx), b1, b1.bits)
+    lift = select(high, zeros(n, 1, a.ctx), b1, b1.bits)
     s = ops.add(ops.sub(s1, lift), _ints(bzero & (sa != 0)))
     flip = (sa < 0) & nonzero(s)                                   # s of a = sgn(a) * s of |a|
     s = signs.with_neg(s, flip if s.neg is None else s.neg ^ flip)
