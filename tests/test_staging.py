@@ -41,15 +41,16 @@ def _signed(rng, n, bits=2048):
 
 @pytest.fixture
 def counted(monkeypatch):
-    """Staging forced on, in chunks of `chunk` bytes, counting the staged transfers."""
+    """Staging forced on, in chunks of 4 rows, counting the staged transfers (every one, of
+    bytes or of rows made on the host, passes through upload_rows or download_rows)."""
     calls = {"upload": 0, "download": 0}
     for name in calls:
-        real = getattr(staging.Staging, name)
+        real = getattr(staging.Staging, name + "_rows")
 
         def wrapped(self, *a, _real=real, _name=name, **k):
             calls[_name] += 1
             return _real(self, *a, **k)
-        monkeypatch.setattr(staging.Staging, name, wrapped)
+        monkeypatch.setattr(staging.Staging, name + "_rows", wrapped)
     monkeypatch.setenv("CLBIG_STAGING", "on")
     monkeypatch.setenv("CLBIG_STAGING_MIN", "0")
     monkeypatch.setenv("CLBIG_STAGING_CHUNK", str(4 * ROW))
@@ -91,6 +92,35 @@ def test_staged_chunk_sizes(ctx, rng, counted, monkeypatch, chunk):
     a = _limbs(rng, 9 if chunk > 4 else 2)
     x = clbig.from_limbs(a)
     assert np.array_equal(x.to_limbs(), a) and counted == {"upload": 1, "download": 1}
+
+
+@pytest.mark.parametrize("n", [0, 1, 3, 4, 5, 9, 21])
+@pytest.mark.parametrize("chunk", [4 * ROW, 3 * ROW + 4, 100])   # whole rows, not, less than a row
+def test_staged_lists(ctx, rng, counted, monkeypatch, n, chunk):
+    """Python ints to the device and back with the limbs made and read in the staging buffers
+    themselves, chunk by chunk (issue 47): signs, the edges, mpz out, a product's wider rows."""
+    monkeypatch.setenv("CLBIG_STAGING_CHUNK", str(chunk))
+    vals = _signed(rng, n)
+    x = clbig.array(vals, bits=2048)
+    assert counted["upload"] == (1 if n else 0)
+    assert x.tolist() == vals
+    gm = x.tolist(mpz=True)
+    assert gm == vals and all(type(v) is type(gmpy2.mpz(0)) for v in gm)
+    assert counted["download"] == (2 if n else 0)
+    assert (x * x).tolist() == [v * v for v in vals]
+
+
+def test_staged_lists_on_threads(ctx, rng, counted, monkeypatch):
+    """A chunk's rows split over the conversion threads (tiny thread ranges forced), with
+    mpz and numpy values among the ints (the scan converts those)."""
+    from clbig.mpn import convert
+    monkeypatch.setattr(convert, "THREAD_LIMBS", 8)
+    monkeypatch.setenv("CLBIG_CONVERT_THREADS", "3")
+    monkeypatch.setenv("CLBIG_STAGING_CHUNK", str(5 * ROW + 8))
+    vals = _signed(rng, 37)
+    vals[4], vals[5] = gmpy2.mpz(vals[4]), np.int64(-12345)
+    x = clbig.array(vals, bits=2048)
+    assert x.tolist() == [int(v) for v in vals] and counted["upload"] == 1
 
 
 def test_staged_get_with_offset_and_get_many(ctx, rng, counted, monkeypatch):

@@ -11,8 +11,8 @@
  *
  * Functions (clbig/mpn/convert.py wraps them; see there for the Python-level contract):
  *   scan(seq, check[, mpz]) -> (max_bits, neg, conv)
- *   pack(seq, out, m[, start, stop])  -> None, fills rows [start, stop) of out (n*m uint32,
- *                                        C-contiguous, writable)
+ *   pack(seq, out, m[, start, stop[, base]])  -> None, fills rows [start, stop) of out (n*m uint32,
+ *                                        or whole rows from row base; C-contiguous, writable)
  *   unpack(buf, n, m, neg, make[, start, stop]) -> list of the ints of rows [start, stop)
  *
  * Threads: the re-cutting runs without the interpreter lock, so convert.py splits a large
@@ -242,18 +242,20 @@ pack_one(PyObject *v, Py_ssize_t nd, unsigned char *out, Py_ssize_t m)
         memset(out + 4 * k, 0, (size_t)(m - k) * 4);
 }
 
-/* pack(seq, out, m[, start, stop]): the magnitudes of the ints of seq[start:stop] as rows
- * start..stop-1 of m limbs of the writable C-contiguous buffer out of exactly n*m*4 bytes
- * (n = len(seq)). Checks again what it relies on (every item an int whose magnitude fits m
- * limbs), so no input can write out of bounds; then re-cuts without the interpreter lock
- * where seq is a tuple. */
+/* pack(seq, out, m[, start, stop[, base]]): the magnitudes of the ints of seq[start:stop] as
+ * rows start..stop-1 of m limbs of the writable C-contiguous buffer out: out holds exactly
+ * n*m*4 bytes (n = len(seq)), or, where base >= 0 is given, whole rows base, base + 1, ...
+ * (a staging buffer that holds one chunk of the batch: start..stop-1 must lie among them).
+ * Checks again what it relies on (every item an int whose magnitude fits m limbs), so no
+ * input can write out of bounds; then re-cuts without the interpreter lock where seq is a
+ * tuple. */
 static PyObject *
 pack(PyObject *self, PyObject *args)
 {
     PyObject *obj, *out, *seq;
-    Py_ssize_t m, start = 0, stop = -1;
+    Py_ssize_t m, start = 0, stop = -1, base = -1;
     Py_buffer view;
-    if (!PyArg_ParseTuple(args, "OOn|nn:pack", &obj, &out, &m, &start, &stop))
+    if (!PyArg_ParseTuple(args, "OOn|nnn:pack", &obj, &out, &m, &start, &stop, &base))
         return NULL;
     if (m < 1 || m > PY_SSIZE_T_MAX / 4) {
         PyErr_Format(PyExc_ValueError, "pack: limbs per value must be positive, got %zd", m);
@@ -267,9 +269,8 @@ pack(PyObject *self, PyObject *args)
         return NULL;
     }
     Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
-    if (n > PY_SSIZE_T_MAX / (4 * m) || view.len != n * m * 4) {
-        PyErr_Format(PyExc_ValueError, "pack: out holds %zd bytes, not %zd values of %zd limbs",
-                     view.len, n, m);
+    if (n > PY_SSIZE_T_MAX / (4 * m)) {
+        PyErr_Format(PyExc_ValueError, "pack: %zd values of %zd limbs", n, m);
         goto fail;
     }
     if (stop < 0)
@@ -278,12 +279,24 @@ pack(PyObject *self, PyObject *args)
         PyErr_Format(PyExc_ValueError, "pack: rows [%zd, %zd) of %zd", start, stop, n);
         goto fail;
     }
+    Py_ssize_t held = view.len / (4 * m);            /* rows out holds, from row `first` */
+    Py_ssize_t first = base < 0 ? 0 : base;
+    if (base < 0 && view.len != n * m * 4) {
+        PyErr_Format(PyExc_ValueError, "pack: out holds %zd bytes, not %zd values of %zd limbs",
+                     view.len, n, m);
+        goto fail;
+    }
+    if (base >= 0 && (view.len % (4 * m) != 0 || start < base || stop - base > held)) {
+        PyErr_Format(PyExc_ValueError, "pack: out holds %zd bytes: not the rows [%zd, %zd) of %zd "
+                     "limbs from row %zd", view.len, start, stop, m, first);
+        goto fail;
+    }
     /* Each row checked as it is packed; the first bad one stops the loop and is reported
      * with the lock held. Reading an int's type and size needs no lock where seq is a tuple
      * (its references keep the ints alive, and ints never change). */
     uint64_t cap = (uint64_t)m * LIMB_BITS;
     PyObject **items = PySequence_Fast_ITEMS(seq);
-    unsigned char *base = (unsigned char *)view.buf;
+    unsigned char *rows = (unsigned char *)view.buf;
     Py_ssize_t bad = -1;
     int unlocked = PyTuple_CheckExact(seq);
     PyThreadState *ts = unlocked ? PyEval_SaveThread() : NULL;
@@ -294,7 +307,7 @@ pack(PyObject *self, PyObject *args)
             bad = i;
             break;
         }
-        pack_one(v, digit_count(v, &neg), base + (size_t)i * (size_t)m * 4, m);
+        pack_one(v, digit_count(v, &neg), rows + (size_t)(i - first) * (size_t)m * 4, m);
     }
     if (ts != NULL)
         PyEval_RestoreThread(ts);

@@ -314,6 +314,25 @@ def pack(s: Scanned, out: np.ndarray | None = None) -> np.ndarray:
     return out
 
 
+def pack_range(s: Scanned, tup: tuple, out: np.ndarray, start: int, stop: int) -> None:
+    """Rows start..stop-1 of a scanned batch (C path: s.c) into `out`, a writable C-contiguous
+    (stop - start, m) uint32 array that holds just those rows (a staging buffer's chunk, so
+    the batch never lies whole in a fresh host array). `tup` is tuple(s.vals), made once for
+    all the chunks: the extension reads a tuple without the interpreter lock."""
+    m = limbs_for(s.bits)
+    if not s.c or out.dtype != np.uint32 or out.shape != (stop - start, m) or not out.flags.c_contiguous:
+        raise ValueError(f"pack_range: a C-scanned batch and a C-contiguous uint32 array of shape {(stop - start, m)}")
+    ranges = _ranges(stop - start, m, PACK_THREAD_MIN_LIMBS)
+    if ranges is None:
+        _limbs.pack(tup, out, m, start, stop, start)
+    else:
+        pool = _executor(threads())
+        for f in [pool.submit(_limbs.pack, tup, out, m, start + a, start + b, start) for a, b in ranges]:
+            f.result()
+    if not np.little_endian:
+        out.byteswap(inplace=True)
+
+
 def pack_magnitudes(mags: list, m: int, pure: bool | None = None) -> np.ndarray:
     """Non-negative ints / mpz below 2**(32m) as an (n, m) uint32 matrix. Pure Python: one
     join of to_bytes over the batch (read-only: a view of the joined bytes)."""

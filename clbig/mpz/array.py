@@ -18,6 +18,8 @@ Every import points down, nothing is put onto the class from outside, and the cl
 """
 from __future__ import annotations
 
+import itertools
+
 import numbers
 from typing import TYPE_CHECKING
 
@@ -402,11 +404,22 @@ class BigIntArray:
         # a batch converts on the host (clbig.mpn.convert: C, several GB/s); one large value,
         # or a batch without the C extension, is cut into digits on the device (clbig.mpn.radix)
         if not (radix.worth_it(self.bits) and len(self) and (len(self) == 1 or not convert.native())):
+            parts: list = []
+            if convert.native() and self.ctx.rows_from_device(self.data, lambda stage, a, b: parts.append(
+                    self._ints_of(stage, a, b, mpz))):
+                return list(itertools.chain.from_iterable(parts)) if len(parts) > 1 else parts[0]
             return convert.to_ints(self.to_limbs(magnitude=True), self.neg, mpz=mpz)
         vals = radix.download(self.ctx, self.data)
         if self.neg is not None:
             vals = [-v if s else v for v, s in zip(vals, self.neg.tolist())]
         return list(map(MPZ, vals)) if mpz else vals
+
+    def _ints_of(self, stage: np.ndarray, a: int, b: int, mpz: bool) -> list:
+        """Rows a..b-1 as ints, from a staging buffer's chunk of their limbs (tolist): each
+        chunk is converted while the next ones cross the bus, and the batch never lies whole
+        in a fresh host array (issue 47)."""
+        return convert.to_ints(stage.view("<u4").reshape(b - a, self.m),
+                               None if self.neg is None else self.neg[a:b], mpz=mpz)
 
     def bit_length(self) -> np.ndarray:
         """The bit length of every element, as Python's `int.bit_length`.
@@ -817,6 +830,23 @@ def array(values: Operand, bits: int | None = None, ctx: Context | None = None) 
     if (radix.worth_it(s.bits) and (len(s) == 1 or not s.c) and len(s)
             and all(type(v) is int for v in s.vals)):
         return BigIntArray(ctx, radix.upload(ctx, s.magnitudes(), limbs_for(s.bits)), s.bits, s.neg)
+    return _upload_scanned(ctx, s)
+
+
+def _upload_scanned(ctx: Context, s: convert.Scanned) -> BigIntArray:
+    """A scanned batch on the device. Where the C conversion runs and the transfer is staged
+    (GPUs, large batches), each chunk's limbs are made in a staging buffer while the last
+    chunk crosses the bus: no fresh host array of the whole batch, whose page faults cost as
+    much as the conversion, and the conversion overlaps the transfer (issue 47)."""
+    n, m = len(s), limbs_for(s.bits)
+    if s.c and n:
+        tup = tuple(s.vals) if ctx.staged(4 * n * m) else None
+
+        def fill(stage, a, b):
+            convert.pack_range(s, tup, stage.view(np.uint32).reshape(b - a, m), a, b)
+        data = ctx.rows_to_device((n, m), fill) if tup is not None else None
+        if data is not None:
+            return BigIntArray(ctx, data, s.bits, s.neg)
     return _upload(ctx, convert.pack(s), s.bits, s.neg)
 
 

@@ -742,6 +742,32 @@ class Context(Current):
             self.copy(arr.data, host)
         return arr
 
+    def rows_to_device(self, shape: tuple[int, int], fill) -> cla.Array | None:
+        """An (n, m) uint32 device array whose rows the host makes straight in the staging
+        buffers, a chunk at a time (fill(stage, a, b) writes rows a..b-1 into the uint8 array
+        stage) while the last chunk crosses the bus; None, with nothing done, where a transfer
+        of this size is not staged (`staged`: then the caller fills a host array itself)."""
+        n, m = shape
+        if not n * m or not self.staged(4 * n * m):
+            return None
+        arr = _fast_empty(self, (n, m), np.uint32)
+        replay.note_host("a blocking copy")
+        self._staging().upload_rows(arr.base_data, n, 4 * m, fill, arr.offset)
+        return arr
+
+    def rows_from_device(self, arr: cla.Array, drain) -> bool:
+        """Hand the rows of the 2-d device array `arr` to the host through the staging buffers,
+        drain(stage, a, b) taking rows a..b-1 from the uint8 array stage while the next chunks
+        are read; False, with nothing done, where the read is not staged (`staged`, or a strided
+        array)."""
+        if arr.ndim != 2 or not arr.size or not arr.flags.c_contiguous or not self.staged(arr.nbytes):
+            return False
+        replay.note_host("a host read")
+        n, m = arr.shape
+        self._staging().download_rows(arr.base_data, n, m * arr.dtype.itemsize, drain, arr.offset,
+                                      wait_for=arr.events or None)
+        return True
+
     def pinned_empty(self, shape: int | tuple[int, ...], dtype: DTypeLike = np.uint32) -> np.ndarray:
         """An uninitialized host array in page-locked memory of this context.
 

@@ -119,19 +119,28 @@ class Staging:
         until it is there: chunk i is copied into staging buffer i % 2 while chunk i - 1
         crosses the bus."""
         raw = src.reshape(-1).view(np.uint8)
-        size = chunk_bytes()
-        bufs = self._take(size)     # always whole chunks: transfers of other sizes reuse them
+        self.upload_rows(dst, raw.nbytes, 1, lambda stage, a, b: _copy(stage, raw[a:b]), dst_offset)
+
+    def upload_rows(self, dst: cl.Buffer, nrows: int, row_bytes: int, fill, dst_offset: int = 0) -> None:
+        """Rows made on the host straight into the staging buffers, then into `dst` (from byte
+        dst_offset), and wait until they are there: fill(stage, a, b) writes rows a..b-1 into
+        stage (a uint8 array of (b - a) * row_bytes bytes), whole rows a chunk, chunk i while
+        chunk i - 1 crosses the bus. So a batch made on the host (ints to limbs) never lies
+        whole in a fresh array, whose page faults cost as much as the copy (issue 47)."""
+        bufs = self._take(self._size(row_bytes))
+        per = len(bufs[0][2]) // row_bytes          # whole rows a chunk
         events = [None, None]
         try:
-            for i, off in enumerate(range(0, raw.nbytes, size)):
+            for i, a in enumerate(range(0, nrows, per)):
                 k = i % 2
                 if events[k] is not None:
                     events[k].wait()          # its buffer's previous chunk has left
-                n = min(size, raw.nbytes - off)
-                stage = bufs[k][2][:n]
-                _copy(stage, raw[off:off + n])
+                b = min(nrows, a + per)
+                stage = bufs[k][2][:(b - a) * row_bytes]
+                fill(stage, a, b)
                 with self.ctx.enqueuing() as q:
-                    events[k] = cl.enqueue_copy(q, dst, stage, dst_offset=dst_offset + off, is_blocking=False)
+                    events[k] = cl.enqueue_copy(q, dst, stage, dst_offset=dst_offset + a * row_bytes,
+                                                is_blocking=False)
         finally:
             for e in events:                   # even on an error: the buffers go back idle
                 if e is not None:
@@ -143,29 +152,44 @@ class Staging:
         `dst`: the reads of chunks i + 1 (and i + 2 once its buffer is free) are queued while
         the host copies chunk i out of staging."""
         raw = dst.reshape(-1).view(np.uint8)
-        size = chunk_bytes()
-        bufs = self._take(size)     # always whole chunks: transfers of other sizes reuse them
-        offs = list(range(0, raw.nbytes, size))
+        self.download_rows(src, raw.nbytes, 1, lambda stage, a, b: _copy(raw[a:b], stage), src_offset, wait_for)
+
+    def download_rows(self, src: cl.Buffer, nrows: int, row_bytes: int, drain, src_offset: int = 0,
+                      wait_for=None) -> None:
+        """nrows rows of row_bytes bytes of `src` (from byte src_offset) to the host through the
+        staging buffers: drain(stage, a, b) takes rows a..b-1 from stage (a uint8 array of
+        (b - a) * row_bytes bytes, valid only during the call) while the reads of the next
+        chunks are queued, so the host's work on a chunk (limbs to ints) overlaps the bus."""
+        bufs = self._take(self._size(row_bytes))
+        per = len(bufs[0][2]) // row_bytes
+        starts = list(range(0, nrows, per))
         events = [None, None]
 
         def read(i):
-            n = min(size, raw.nbytes - offs[i])
+            a = starts[i]
+            n = (min(nrows, a + per) - a) * row_bytes
             with self.ctx.enqueuing() as q:
-                events[i % 2] = cl.enqueue_copy(q, bufs[i % 2][2][:n], src, src_offset=src_offset + offs[i],
+                events[i % 2] = cl.enqueue_copy(q, bufs[i % 2][2][:n], src, src_offset=src_offset + a * row_bytes,
                                                 is_blocking=False, wait_for=wait_for if i == 0 else None)
         try:
-            for i in range(min(2, len(offs))):
+            for i in range(min(2, len(starts))):
                 read(i)
-            for i, off in enumerate(offs):
+            for i, a in enumerate(starts):
                 k = i % 2
                 events[k].wait()
-                n = min(size, raw.nbytes - off)
-                _copy(raw[off:off + n], bufs[k][2][:n])
+                b = min(nrows, a + per)
+                drain(bufs[k][2][:(b - a) * row_bytes], a, b)
                 events[k] = None
-                if i + 2 < len(offs):
+                if i + 2 < len(starts):
                     read(i + 2)
         finally:
             for e in events:
                 if e is not None:
                     e.wait()
             self._give(bufs)
+
+    @staticmethod
+    def _size(row_bytes: int) -> int:
+        """Staging buffers' size: the chunk setting, or one row where a row is larger (the
+        buffers are kept by size: transfers of the usual size reuse them)."""
+        return max(chunk_bytes(), row_bytes)
