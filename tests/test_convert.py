@@ -275,7 +275,8 @@ def threaded(monkeypatch):
     if not convert.native():
         pytest.skip("the C extension is not built here")
     monkeypatch.setenv("CLBIG_CONVERT_THREADS", "3")
-    for name in ("THREAD_LIMBS", "PACK_THREAD_MIN_LIMBS", "UNPACK_THREAD_MIN_LIMBS", "UNPACK_TASK_LIMBS"):
+    for name in ("THREAD_LIMBS", "PACK_THREAD_MIN_LIMBS", "UNPACK_THREAD_MIN_LIMBS", "UNPACK_TASK_LIMBS",
+                 "SCAN_THREAD_MIN"):
         monkeypatch.setattr(convert, name, 1)
 
 
@@ -307,6 +308,28 @@ def test_threaded_errors_name_the_element(rng, threaded):
         _limbs.pack(vals, out, 4, 5, 60)
     with pytest.raises(ValueError, match=r"rows \[3, 2\) of 50"):
         _limbs.unpack(out, 50, 4, None, None, 3, 2)
+
+
+def test_threaded_scan_hands_other_values_to_the_full_scan(rng, threaded, monkeypatch):
+    """The threads' scan takes exact ints only: a batch with an mpz, a numpy integer or a bool
+    anywhere goes to the one-thread scan, which converts the first two and names the third;
+    the threads' own result (largest bit length, signs) is the full scan's."""
+    vals = signed_values(rng, 700, 40)
+    got = convert._scan_threads(vals)
+    assert got is not None and got[0] == max(abs(v).bit_length() for v in vals)
+    assert got[1].tolist() == [v < 0 for v in vals] and got[2] == tuple(vals)
+    assert convert._scan_threads([abs(v) for v in vals])[1] is None
+    mixed = list(vals)
+    mixed[17], mixed[30] = gmpy2.mpz(mixed[17]), np.int64(-5)
+    assert convert._scan_threads(mixed) is None
+    s = convert.scan(mixed)
+    assert [int(v) for v in s.vals] == [int(v) for v in mixed] and s.neg.tolist() == [v < 0 for v in mixed]
+    mixed[33] = True
+    with pytest.raises(TypeError, match="element 33: expected an integer, got bool"):
+        convert.scan(mixed)
+    monkeypatch.setattr(convert, "SCAN_THREAD_MIN", 10 ** 9)      # one thread: the same answers
+    one = convert.scan(vals)
+    assert convert._scan_threads(vals) is None and one.neg.tolist() == got[1].tolist()
 
 
 def test_converting_while_other_threads_mutate_lists(rng, threaded):

@@ -11,6 +11,7 @@
  *
  * Functions (clbig/mpn/convert.py wraps them; see there for the Python-level contract):
  *   scan(seq, check[, mpz]) -> (max_bits, neg, conv)
+ *   scan_ints(tup, negs, start, stop) -> (max_bits, negatives, bad): scan's common case, unlocked
  *   pack(seq, out, m[, start, stop[, base]])  -> None, fills rows [start, stop) of out (n*m uint32,
  *                                        or whole rows from row base; C-contiguous, writable)
  *   unpack(buf, n, m, neg, make[, start, stop]) -> list of the ints of rows [start, stop)
@@ -199,6 +200,55 @@ done:
     Py_XDECREF(negs);
     Py_DECREF(seq);
     return res;
+}
+
+/* scan_ints(tup, negs, start, stop): scan's common case without the interpreter lock, so that
+ * threads can share a large batch: items start..stop-1 of the tuple tup (its references keep
+ * the ints alive, and ints never change), each of which must be an exact int. Writes 1 into
+ * the writable buffer negs (len(tup) bytes) where a value is negative, 0 elsewhere. Returns
+ * (max_bits, negatives, bad): bad is the index of the first item that is not an exact int
+ * (the caller then runs scan, which converts or rejects it), or -1. */
+static PyObject *
+scan_ints(PyObject *self, PyObject *args)
+{
+    PyObject *tup, *negobj;
+    Py_ssize_t start, stop;
+    Py_buffer nv;
+    if (!PyArg_ParseTuple(args, "O!Onn:scan_ints", &PyTuple_Type, &tup, &negobj, &start, &stop))
+        return NULL;
+    Py_ssize_t n = PyTuple_GET_SIZE(tup);
+    if (start < 0 || start > stop || stop > n) {
+        PyErr_Format(PyExc_ValueError, "scan_ints: items [%zd, %zd) of %zd", start, stop, n);
+        return NULL;
+    }
+    if (PyObject_GetBuffer(negobj, &nv, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0)
+        return NULL;
+    if (nv.len != n) {
+        PyErr_Format(PyExc_ValueError, "scan_ints: %zd sign bytes for %zd items", nv.len, n);
+        PyBuffer_Release(&nv);
+        return NULL;
+    }
+    unsigned char *negs = (unsigned char *)nv.buf;
+    PyObject **items = ((PyTupleObject *)tup)->ob_item;
+    uint64_t maxbits = 0;
+    Py_ssize_t negatives = 0, bad = -1;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = start; i < stop; i++) {
+        PyObject *v = items[i];
+        if (!PyLong_CheckExact(v)) {
+            bad = i;
+            break;
+        }
+        int neg;
+        uint64_t b = num_bits(v, &neg);
+        if (b > maxbits)
+            maxbits = b;
+        negs[i] = (unsigned char)neg;
+        negatives += neg;
+    }
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&nv);
+    return Py_BuildValue("Knn", (unsigned long long)maxbits, negatives, bad);
 }
 
 /* The magnitude of v (nd digits) as m limbs at out; nd digits must fit m limbs. */
@@ -508,6 +558,7 @@ done:
 
 static PyMethodDef methods[] = {
     {"scan", scan, METH_VARARGS, "scan(seq, check[, mpz]) -> (max_bits, neg, conv)"},
+    {"scan_ints", scan_ints, METH_VARARGS, "scan_ints(tup, negs, start, stop) -> (max_bits, negatives, bad)"},
     {"pack", pack, METH_VARARGS, "pack(seq, out, m): magnitudes of seq into out as m limbs each"},
     {"unpack", unpack, METH_VARARGS, "unpack(buf, n, m, neg, make) -> list of ints"},
     {NULL, NULL, 0, NULL},

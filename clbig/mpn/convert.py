@@ -208,12 +208,19 @@ def _unpack_rows(arr: np.ndarray, n: int, m: int, neg, make) -> list:
 class Scanned:
     """Checked values of a batch: `vals` (ints, mpz converted where the C path runs), the
     capacity `bits`, `neg` (None, or a bool array true where a value is negative) and `c`,
-    whether the C extension scanned them (and will pack them)."""
+    whether the C extension scanned them (and will pack them). `tup`: the values as a tuple
+    where the scan made one (the packs read it without the interpreter lock), else None."""
 
-    __slots__ = ("vals", "bits", "neg", "c")
+    __slots__ = ("vals", "bits", "neg", "c", "tup")
 
-    def __init__(self, vals: list, bits: int, neg, c: bool):
-        self.vals, self.bits, self.neg, self.c = vals, bits, neg, c
+    def __init__(self, vals: list, bits: int, neg, c: bool, tup: tuple | None = None):
+        self.vals, self.bits, self.neg, self.c, self.tup = vals, bits, neg, c, tup
+
+    def as_tuple(self) -> tuple:
+        """The values as a tuple, made once."""
+        if self.tup is None:
+            self.tup = self.vals if type(self.vals) is tuple else tuple(self.vals)
+        return self.tup
 
     def __len__(self) -> int:
         return len(self.vals)
@@ -251,10 +258,16 @@ def scan(values, bits: int | None = None, pure: bool | None = None) -> Scanned:
         bits = check_bits(bits)
     if not isinstance(values, (list, tuple)):
         values = list(values)
+    tup = None
     if _use_c(pure):
-        need, negs, conv = _limbs.scan(values, _check_value, MPZ)
-        vals = values if conv is None else conv
-        neg = None if negs is None else np.frombuffer(negs, dtype=bool)
+        got = _scan_threads(values)
+        if got is not None:
+            need, neg, tup = got
+            vals = values
+        else:
+            need, negs, conv = _limbs.scan(values, _check_value, MPZ)
+            vals = values if conv is None else conv
+            neg = None if negs is None else np.frombuffer(negs, dtype=bool)
         c = True
     else:
         vals, need, neg = _scan_py(values, _check_value)
@@ -264,7 +277,34 @@ def scan(values, bits: int | None = None, pure: bool | None = None) -> Scanned:
     elif need > bits:
         i, b = next((i, abs(v).bit_length()) for i, v in enumerate(vals) if abs(v).bit_length() > bits)
         raise OverflowError(f"element {i}: value of {b} bits does not fit bits={bits}")
-    return Scanned(vals, bits, neg, c)
+    return Scanned(vals, bits, neg, c, tup)
+
+
+#: Batches of at least this many values are scanned by several threads (a value takes tens of
+#: ns, mostly the cache miss of reading its object; a task tens of µs).
+SCAN_THREAD_MIN = 1 << 16
+
+
+def _scan_threads(values):
+    """(largest bit length, neg, the values as a tuple) of a large batch of exact ints, scanned
+    by ranges on several threads without the interpreter lock; None where the batch is small,
+    one thread is all there is, or some value is not an exact int (then _limbs.scan converts
+    or rejects it, with its messages)."""
+    n = len(values)
+    t = threads()
+    if n < SCAN_THREAD_MIN or t < 2:
+        return None
+    tup = values if type(values) is tuple else tuple(values)
+    negs = np.empty(n, np.uint8)
+    tasks = max(1, min(RANGES_PER_THREAD * t, n // max(1, SCAN_THREAD_MIN // 8)))
+    step = -(-n // tasks)
+    pool = _executor(t)
+    got = [f.result() for f in [pool.submit(_limbs.scan_ints, tup, negs, a, min(n, a + step))
+                                for a in range(0, n, step)]]
+    if any(bad >= 0 for _, _, bad in got):
+        return None
+    neg = negs.view(bool) if sum(k for _, k, _ in got) else None
+    return max(b for b, _, _ in got), neg, tup
 
 
 def _scan_py(values, check_value):
@@ -308,17 +348,18 @@ def pack(s: Scanned, out: np.ndarray | None = None) -> np.ndarray:
         return out
     if out is None:
         out = np.empty((n, m), np.uint32)
-    _pack_rows(s.vals, out, m)
+    _pack_rows(s.vals if s.tup is None else s.tup, out, m)
     if not np.little_endian:
         out.byteswap(inplace=True)   # the extension writes little-endian limbs
     return out
 
 
-def pack_range(s: Scanned, tup: tuple, out: np.ndarray, start: int, stop: int) -> None:
+def pack_range(s: Scanned, out: np.ndarray, start: int, stop: int) -> None:
     """Rows start..stop-1 of a scanned batch (C path: s.c) into `out`, a writable C-contiguous
     (stop - start, m) uint32 array that holds just those rows (a staging buffer's chunk, so
-    the batch never lies whole in a fresh host array). `tup` is tuple(s.vals), made once for
-    all the chunks: the extension reads a tuple without the interpreter lock."""
+    the batch never lies whole in a fresh host array). The values are read from s.as_tuple(),
+    made once for all the chunks: the extension reads a tuple without the interpreter lock."""
+    tup = s.as_tuple()
     m = limbs_for(s.bits)
     if not s.c or out.dtype != np.uint32 or out.shape != (stop - start, m) or not out.flags.c_contiguous:
         raise ValueError(f"pack_range: a C-scanned batch and a C-contiguous uint32 array of shape {(stop - start, m)}")

@@ -840,11 +840,9 @@ def _upload_scanned(ctx: Context, s: convert.Scanned) -> BigIntArray:
     much as the conversion, and the conversion overlaps the transfer (issue 47)."""
     n, m = len(s), limbs_for(s.bits)
     if s.c and n:
-        tup = tuple(s.vals) if ctx.staged(4 * n * m) else None
-
         def fill(stage, a, b):
-            convert.pack_range(s, tup, stage.view(np.uint32).reshape(b - a, m), a, b)
-        data = ctx.rows_to_device((n, m), fill) if tup is not None else None
+            convert.pack_range(s, stage.view(np.uint32).reshape(b - a, m), a, b)
+        data = ctx.rows_to_device((n, m), fill)
         if data is not None:
             return BigIntArray(ctx, data, s.bits, s.neg)
     return _upload(ctx, convert.pack(s), s.bits, s.neg)
