@@ -332,6 +332,48 @@ def test_threaded_scan_hands_other_values_to_the_full_scan(rng, threaded, monkey
     assert convert._scan_threads(vals) is None and one.neg.tolist() == got[1].tolist()
 
 
+@pytest.mark.parametrize("bits", [64, 65, 2048, 4127])
+def test_deferred_fills_on_threads(rng, threaded, monkeypatch, bits):
+    """Ints made range after range on this thread while the pool fills the digits of the ranges
+    before (forced for every width here): the same ints as one unpack, signed, the edges, mpz."""
+    monkeypatch.setattr(convert, "UNPACK_THREAD_MIN_LIMBS", 10 ** 9)
+    monkeypatch.setattr(convert, "DEFER_MIN_LIMBS", 1)
+    monkeypatch.setattr(convert, "DEFER_MIN_THREADS", 1)
+    calls = []
+    real = convert._unpack_deferred
+    monkeypatch.setattr(convert, "_unpack_deferred", lambda *a: calls.append(1) or real(*a))
+    for n in (1, 7, BATCH + 1):
+        vals = signed_values(rng, bits, n)
+        limbs, _, neg = convert.from_ints(vals, bits)
+        assert convert.to_ints(limbs, neg) == vals
+        assert convert.to_ints(limbs, neg, mpz=True) == vals
+    assert calls
+
+
+def test_deferred_fill_checks_its_list(rng):
+    """unpack_fill writes digits only into the ints unpack(..., defer) made for those rows."""
+    if not convert.native():
+        pytest.skip("the C extension is not built here")
+    from clbig.mpn import _limbs
+    vals = [rng.getrandbits(299) | 1 << 299 for _ in range(6)] + [5]   # 10 digits each, then a small one
+    limbs, _, _ = convert.from_ints(vals, 320)
+    lst = _limbs.unpack(limbs, 7, 10, None, None, 0, 7, True)
+    _limbs.unpack_fill(lst, limbs, 7, 10, None)
+    assert lst == vals
+    with pytest.raises(ValueError, match="defer takes no make"):
+        _limbs.unpack(limbs, 7, 10, None, int, 0, 7, True)
+    lst = _limbs.unpack(limbs, 7, 10, None, None, 0, 7, True)
+    held = lst[2]                                     # a second reference: not unpack's own
+    with pytest.raises(ValueError, match="item 2 is not the int unpack left for row 2"):
+        _limbs.unpack_fill(lst, limbs, 7, 10, None)
+    del held
+    with pytest.raises(ValueError, match="a list of 7 for rows"):
+        _limbs.unpack_fill(lst, limbs, 7, 10, None, 0, 6)
+    lst[0] = int("9" * 95)                            # another int: one digit more
+    with pytest.raises(ValueError, match="item 0 is not the int unpack left"):
+        _limbs.unpack_fill(lst, limbs, 7, 10, None)
+
+
 def test_converting_while_other_threads_mutate_lists(rng, threaded):
     """Conversions on several threads stay exact while other Python threads replace, append
     and drop ints in other lists (the ints read without the interpreter lock are held by

@@ -14,7 +14,8 @@
  *   scan_ints(tup, negs, start, stop) -> (max_bits, negatives, bad): scan's common case, unlocked
  *   pack(seq, out, m[, start, stop[, base]])  -> None, fills rows [start, stop) of out (n*m uint32,
  *                                        or whole rows from row base; C-contiguous, writable)
- *   unpack(buf, n, m, neg, make[, start, stop]) -> list of the ints of rows [start, stop)
+ *   unpack(buf, n, m, neg, make[, start, stop[, defer]]) -> list of the ints of rows [start, stop)
+ *   unpack_fill(list, buf, n, m, neg[, start, stop]) -> None: the digits unpack(..., defer) left
  *
  * Threads: the re-cutting runs without the interpreter lock, so convert.py splits a large
  * batch into row ranges converted side by side. pack releases the lock only where seq is a
@@ -464,45 +465,86 @@ fill_digits(PyObject *x, const unsigned char *p, Py_ssize_t top, Py_ssize_t nd)
     }
 }
 
-/* unpack(buf, n, m, neg, make[, start, stop]): rows start..stop-1 of the n rows of m
+/* The rows of unpack and unpack_fill: buf (exactly n*m*4 bytes) and neg (None, or n bytes)
+ * as buffers (view; nv.obj NULL without signs), start..stop-1 checked; 0, or -1 with an
+ * exception set and nothing held. */
+static int
+open_rows(const char *what, PyObject *buf, Py_ssize_t n, Py_ssize_t m, PyObject *negobj,
+          Py_ssize_t start, Py_ssize_t *stop, Py_buffer *view, Py_buffer *nv)
+{
+    nv->obj = NULL;
+    if (n < 0 || m < 1 || m > PY_SSIZE_T_MAX / 4 || n > PY_SSIZE_T_MAX / (4 * m)) {
+        PyErr_Format(PyExc_ValueError, "%s: bad shape (%zd, %zd)", what, n, m);
+        return -1;
+    }
+    if (*stop < 0)
+        *stop = n;
+    if (start < 0 || start > *stop || *stop > n) {
+        PyErr_Format(PyExc_ValueError, "%s: rows [%zd, %zd) of %zd", what, start, *stop, n);
+        return -1;
+    }
+    if (PyObject_GetBuffer(buf, view, PyBUF_C_CONTIGUOUS) < 0)
+        return -1;
+    if (view->len != n * m * 4) {
+        PyErr_Format(PyExc_ValueError, "%s: buffer holds %zd bytes, not %zd rows of %zd limbs",
+                     what, view->len, n, m);
+        PyBuffer_Release(view);
+        return -1;
+    }
+    if (negobj != Py_None) {
+        if (PyObject_GetBuffer(negobj, nv, PyBUF_C_CONTIGUOUS) < 0) {
+            nv->obj = NULL;
+            PyBuffer_Release(view);
+            return -1;
+        }
+        if (nv->len != n) {
+            PyErr_Format(PyExc_ValueError, "%s: %zd sign bytes for %zd rows", what, nv->len, n);
+            PyBuffer_Release(nv);
+            nv->obj = NULL;
+            PyBuffer_Release(view);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* The digits of the big ints (made by unpack) of rows start..stop-1, items[0..] of a list;
+ * runs without the interpreter lock. */
+static void
+fill_rows(PyObject **items, const unsigned char *base, Py_ssize_t m, const Py_buffer *nv,
+          Py_ssize_t start, Py_ssize_t stop)
+{
+    for (Py_ssize_t i = start; i < stop; i++) {
+        const unsigned char *p = base + (size_t)i * (size_t)m * 4;
+        int neg = nv->obj != NULL && ((const unsigned char *)nv->buf)[i] != 0;
+        Py_ssize_t top = top_limbs(p, m);
+        if (!is_small(p, top, neg))
+            fill_digits(items[i - start], p, top, digits_for(p, top));
+    }
+}
+
+/* unpack(buf, n, m, neg, make[, start, stop[, defer]]): rows start..stop-1 of the n rows of m
  * little-endian limbs of buf (a C-contiguous buffer of exactly n*m*4 bytes) as a list of
  * ints, negative where the buffer neg (None, or n bytes) is non-zero; make (None or a
  * callable, such as gmpy2.mpz) is applied to each. Ints of more than 64 bits are made empty
- * with the lock held, and their digits filled without it. */
+ * with the lock held, and their digits filled without it; with defer (make None), not
+ * filled: unpack_fill(list, ...) must fill them, on any thread, before anything reads the
+ * list (so that a thread fills one chunk while the caller makes the next one's ints). */
 static PyObject *
 unpack(PyObject *self, PyObject *args)
 {
     PyObject *buf, *negobj, *make, *list = NULL;
     Py_ssize_t n, m, start = 0, stop = -1;
+    int defer = 0;
     Py_buffer view, nv;
-    nv.obj = NULL;
-    if (!PyArg_ParseTuple(args, "OnnOO|nn:unpack", &buf, &n, &m, &negobj, &make, &start, &stop))
+    if (!PyArg_ParseTuple(args, "OnnOO|nnp:unpack", &buf, &n, &m, &negobj, &make, &start, &stop, &defer))
         return NULL;
-    if (n < 0 || m < 1 || m > PY_SSIZE_T_MAX / 4 || n > PY_SSIZE_T_MAX / (4 * m)) {
-        PyErr_Format(PyExc_ValueError, "unpack: bad shape (%zd, %zd)", n, m);
-        return NULL;
-    }
-    if (stop < 0)
-        stop = n;
-    if (start < 0 || start > stop || stop > n) {
-        PyErr_Format(PyExc_ValueError, "unpack: rows [%zd, %zd) of %zd", start, stop, n);
+    if (defer && make != Py_None) {
+        PyErr_SetString(PyExc_ValueError, "unpack: defer takes no make");
         return NULL;
     }
-    if (PyObject_GetBuffer(buf, &view, PyBUF_C_CONTIGUOUS) < 0)
+    if (open_rows("unpack", buf, n, m, negobj, start, &stop, &view, &nv) < 0)
         return NULL;
-    if (view.len != n * m * 4) {
-        PyErr_Format(PyExc_ValueError, "unpack: buffer holds %zd bytes, not %zd rows of %zd limbs",
-                     view.len, n, m);
-        goto done;
-    }
-    if (negobj != Py_None) {
-        if (PyObject_GetBuffer(negobj, &nv, PyBUF_C_CONTIGUOUS) < 0)
-            goto done;
-        if (nv.len != n) {
-            PyErr_Format(PyExc_ValueError, "unpack: %zd sign bytes for %zd rows", nv.len, n);
-            goto done;
-        }
-    }
     if (make == Py_None)
         make = NULL;
     list = PyList_New(stop - start);
@@ -527,16 +569,10 @@ unpack(PyObject *self, PyObject *args)
         }
         PyList_SET_ITEM(list, i - start, x);
     }
-    if (big) {
+    if (big && !defer) {
         PyObject **items = ((PyListObject *)list)->ob_item;
         Py_BEGIN_ALLOW_THREADS
-        for (Py_ssize_t i = start; i < stop; i++) {
-            const unsigned char *p = base + (size_t)i * (size_t)m * 4;
-            int neg = nv.obj != NULL && ((const unsigned char *)nv.buf)[i] != 0;
-            Py_ssize_t top = top_limbs(p, m);
-            if (!is_small(p, top, neg))
-                fill_digits(items[i - start], p, top, digits_for(p, top));
-        }
+        fill_rows(items, base, m, &nv, start, stop);
         Py_END_ALLOW_THREADS
     }
     if (make != NULL) {
@@ -556,11 +592,62 @@ done:
     return list;
 }
 
+/* unpack_fill(list, buf, n, m, neg[, start, stop]): the digits of the ints unpack(..., defer)
+ * left empty in list, from the same rows, without the interpreter lock. Each of them is
+ * checked first (an exact int of this row's digit count and sign, referenced by the list
+ * alone), so no other list can have its ints overwritten. */
+static PyObject *
+unpack_fill(PyObject *self, PyObject *args)
+{
+    PyObject *list, *buf, *negobj;
+    Py_ssize_t n, m, start = 0, stop = -1;
+    Py_buffer view, nv;
+    if (!PyArg_ParseTuple(args, "O!OnnO|nn:unpack_fill", &PyList_Type, &list, &buf, &n, &m, &negobj,
+                          &start, &stop))
+        return NULL;
+    if (open_rows("unpack_fill", buf, n, m, negobj, start, &stop, &view, &nv) < 0)
+        return NULL;
+    PyObject *res = NULL;
+    if (PyList_GET_SIZE(list) != stop - start) {
+        PyErr_Format(PyExc_ValueError, "unpack_fill: a list of %zd for rows [%zd, %zd)",
+                     PyList_GET_SIZE(list), start, stop);
+        goto done;
+    }
+    const unsigned char *base = (const unsigned char *)view.buf;
+    for (Py_ssize_t i = start; i < stop; i++) {
+        const unsigned char *p = base + (size_t)i * (size_t)m * 4;
+        int neg = nv.obj != NULL && ((const unsigned char *)nv.buf)[i] != 0;
+        Py_ssize_t top = top_limbs(p, m);
+        if (is_small(p, top, neg))
+            continue;
+        PyObject *x = PyList_GET_ITEM(list, i - start);
+        int xneg;
+        if (!PyLong_CheckExact(x) || Py_REFCNT(x) != 1 || digit_count(x, &xneg) != digits_for(p, top)
+                || xneg != neg) {
+            PyErr_Format(PyExc_ValueError, "unpack_fill: item %zd is not the int unpack left for row %zd",
+                         i - start, i);
+            goto done;
+        }
+    }
+    PyObject **items = ((PyListObject *)list)->ob_item;
+    Py_BEGIN_ALLOW_THREADS
+    fill_rows(items, base, m, &nv, start, stop);
+    Py_END_ALLOW_THREADS
+    res = Py_None;
+    Py_INCREF(res);
+done:
+    if (nv.obj != NULL)
+        PyBuffer_Release(&nv);
+    PyBuffer_Release(&view);
+    return res;
+}
+
 static PyMethodDef methods[] = {
     {"scan", scan, METH_VARARGS, "scan(seq, check[, mpz]) -> (max_bits, neg, conv)"},
     {"scan_ints", scan_ints, METH_VARARGS, "scan_ints(tup, negs, start, stop) -> (max_bits, negatives, bad)"},
     {"pack", pack, METH_VARARGS, "pack(seq, out, m): magnitudes of seq into out as m limbs each"},
-    {"unpack", unpack, METH_VARARGS, "unpack(buf, n, m, neg, make) -> list of ints"},
+    {"unpack", unpack, METH_VARARGS, "unpack(buf, n, m, neg, make[, start, stop[, defer]]) -> list of ints"},
+    {"unpack_fill", unpack_fill, METH_VARARGS, "unpack_fill(list, buf, n, m, neg[, start, stop]): unpack's deferred digits"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -101,7 +101,7 @@ _TABLE = (
     _s("STAGING", "choice", "auto", "large transfers between ordinary numpy memory and the device "
        "go through page-locked staging buffers: auto (on devices with memory of their own), on, "
        "off", False, ("auto", "on", "off")),
-    _s("STAGING_CHUNK", "int", None, "bytes of each staging buffer (default 16 MiB)"),
+    _s("STAGING_CHUNK", "int", None, "bytes of each staging buffer (default 64 MiB)"),
     _s("STAGING_MIN", "count", None, "transfers below this many bytes go directly (default 1 MiB)"),
     _s("PIPELINE", "choice", "auto", "operations on large stream.host operands run in overlapping "
        "chunks: auto (on devices with memory of their own), on, off", False, ("auto", "on", "off")),
