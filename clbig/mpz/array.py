@@ -19,7 +19,6 @@ Every import points down, nothing is put onto the class from outside, and the cl
 from __future__ import annotations
 
 import itertools
-
 import numbers
 from typing import TYPE_CHECKING
 
