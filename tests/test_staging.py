@@ -123,6 +123,37 @@ def test_staged_lists_on_threads(ctx, rng, counted, monkeypatch):
     assert x.tolist() == [int(v) for v in vals] and counted["upload"] == 1
 
 
+def test_staged_lists_from_several_threads(ctx, rng, counted, monkeypatch):
+    """Threads converting lists through one context's staging buffers at once (each transfer
+    takes its own pair), the deferred fills forced on: every result exact, in its own thread."""
+    import threading
+    from clbig.mpn import convert
+    monkeypatch.setattr(convert, "THREAD_LIMBS", 8)
+    monkeypatch.setattr(convert, "DEFER_MIN_LIMBS", 3)
+    monkeypatch.setattr(convert, "DEFER_MIN_THREADS", 1)
+    monkeypatch.setenv("CLBIG_CONVERT_THREADS", "3")
+    monkeypatch.setenv("CLBIG_STAGING_CHUNK", str(3 * ROW + 4))
+    inputs = [_signed(rng, 23 + i) for i in range(4)]
+    got, errors = [None] * 4, []
+
+    def work(i):
+        try:
+            with ctx:
+                x = clbig.array(inputs[i], bits=2048)
+                got[i] = ((x * x).tolist(), x.tolist())
+        except Exception as e:   # noqa: BLE001 - reported below
+            errors.append(e)
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    for vals, (sq, back) in zip(inputs, got):
+        assert back == vals and sq == [v * v for v in vals]
+    assert counted["upload"] == 4 and counted["download"] == 8
+
+
 def test_staged_get_with_offset_and_get_many(ctx, rng, counted, monkeypatch):
     monkeypatch.setenv("CLBIG_STAGING_MIN", "64")       # the 12-byte array goes directly
     a = _limbs(rng, 21)
