@@ -18,10 +18,11 @@
  *   unpack_fill(list, buf, n, m, neg[, start, stop]) -> None: the digits unpack(..., defer) left
  *
  * Threads: the re-cutting runs without the interpreter lock, so convert.py splits a large
- * batch into row ranges converted side by side. pack releases the lock only where seq is a
- * tuple (it holds a reference to every int, and ints never change, so no other thread can
- * free or alter what is read); unpack allocates the new ints with the lock held, fills their
- * digits without it (no other thread can see them yet), and applies make with it again.
+ * batch into row ranges converted side by side. pack and scan_ints release the lock only where
+ * seq is a tuple (it holds a reference to every int, and ints never change, so no other thread
+ * can free or alter what is read); unpack allocates the new ints with the lock held, fills their
+ * digits without it (no other thread can see them yet), and applies make with it again; with
+ * defer it leaves the filling to unpack_fill, which another thread may run meanwhile.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>

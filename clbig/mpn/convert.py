@@ -17,8 +17,12 @@ per value). `native()` says which one runs; every function takes pure=True to fo
 The extension is checked against int.to_bytes on first use and left unused if it disagrees.
 
 A large batch is converted by several threads, each a range of rows: the extension re-cuts
-digits and limbs without the interpreter lock (issue 47). Small batches stay on the calling
-thread, where handing work to a pool costs more than it saves (THREAD_LIMBS).
+digits and limbs without the interpreter lock (issue 47). Its values are checked by ranges on
+the threads too (_scan_threads) where all are exact ints, and wide results are made on the
+calling thread while the threads fill their digits (_unpack_deferred). Small batches stay on
+the calling thread, where handing work to a pool costs more than it saves (THREAD_LIMBS).
+`pack_range` writes one chunk of rows into a buffer of its own: clbig.array packs a list
+straight into the staging buffers of a GPU transfer (runtime.staging).
 """
 from __future__ import annotations
 
