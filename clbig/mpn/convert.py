@@ -226,6 +226,8 @@ DEFER_MIN_THREADS = 8
 
 
 def _unpack_deferred(arr: np.ndarray, n: int, m: int, neg, make, ranges: list) -> list:
+    """The ints of `ranges` of the rows: each range's ints made here (the lock held), its
+    digits filled by the pool while the next range's ints are made."""
     pool = _executor(threads())
     parts, futs = [], []
     try:
@@ -318,7 +320,10 @@ def scan(values, bits: int | None = None, pure: bool | None = None) -> Scanned:
 
 
 #: Batches of at least this many values are scanned by several threads (a value takes tens of
-#: ns, mostly the cache miss of reading its object; a task tens of µs).
+#: ns, mostly the cache miss of reading its object; a task tens of µs). 2-core EPYC, scan and
+#: pack (from_ints), least of 7 alternating (2026-11-29): 10^6 values of 2048 bits 107 -> 59
+#: ms (a tuple of the list made once, not twice, is part of it), 10^5 of 256 bits 5.6 -> 2.3,
+#: 70,000 of 64 bits 2.1 -> 1.4.
 SCAN_THREAD_MIN = 1 << 16
 
 
