@@ -5,7 +5,9 @@ piece at a time, and the bus idles while it copies (H200, 2026-11-25, 1,048,576 
 4096-bit numpy limbs host to host: 509 ms from ordinary memory, 43.7 ms from pinned_empty;
 issue 36). Here the host copies each chunk into one of two page-locked buffers of the Context
 while the other buffer's chunk crosses the bus (a non-blocking copy and its event), so the
-copy into staging overlaps the transfer.
+copy into staging overlaps the transfer. Rows made on the host (ints to limbs) are written
+into the staging buffers directly, and rows read are turned into ints straight from them
+(upload_rows, download_rows: issue 47), so no whole-batch host array is made at all.
 
 Settings (runtime.config):
   STAGING=auto|on|off   auto: only where the device's memory is not the host's (a GPU or
