@@ -252,3 +252,24 @@ def check_bools(got, expected, what: str = ""):
 
 def mpz_list(values):
     return [gmpy2.mpz(v) for v in values]
+
+
+def in_threads(work, n: int) -> None:
+    """work(i) for i in range(n), each in a thread of its own, all at once; after they all
+    end, the first exception one of them raised is raised here (a thread's exception would
+    otherwise only be printed)."""
+    import threading
+    raised = []
+
+    def run(i):
+        try:
+            work(i)
+        except BaseException as e:   # noqa: BLE001 - raised again below
+            raised.append(e)
+    ts = [threading.Thread(target=run, args=(i,)) for i in range(n)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    if raised:
+        raise raised[0]

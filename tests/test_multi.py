@@ -11,7 +11,6 @@ import math
 import os
 import subprocess
 import sys
-import threading
 
 import gmpy2
 import numpy as np
@@ -19,6 +18,7 @@ import pytest
 
 import clbig
 from clbig.runtime.devices import Devices
+from conftest import in_threads
 from clbig.scale.split import SplitArray
 
 N = 21
@@ -285,11 +285,7 @@ def test_threads_share_devices(two, rng):
             a = clbig.array(xs[t])
             for _ in range(8):
                 bad.append((a * a + a).tolist() != [x * x + x for x in xs[t]])
-    ts = [threading.Thread(target=work, args=(t,)) for t in range(4)]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join()
+    in_threads(work, 4)
     assert len(bad) == 32 and not any(bad)
 
 

@@ -2,12 +2,12 @@
 results are exact for any values of the recorded sizes, and runs that a replay could not
 repeat (host reads, foreign buffers, new constants, changed settings) are never replayed."""
 import random
-import threading
 
 import numpy as np
 import pytest
 
 import clbig
+from conftest import in_threads
 from clbig.mpn import add_n
 from clbig.mpn import mul_ntt
 from clbig.runtime import render
@@ -199,22 +199,15 @@ def test_threads_replaying_one_context_stay_exact():
 
     def work(seed):
         rng = random.Random(seed)
-        try:
-            with ctx:
-                for _ in range(6):
-                    x, y = rng.getrandbits(bits), rng.getrandbits(bits)
-                    got = clbig.mul(x, y, algorithm="ntt")
-                    if got != x * y:
-                        errors.append((seed, x, y))
-                    u = rng.getrandbits(2 * bits)
-                    v = rng.getrandbits(bits) | 1 << (bits - 1)
-                    if clbig.divmod(u, v, algorithm="newton") != divmod(u, v):
-                        errors.append((seed, u, v))
-        except Exception as e:      # noqa: BLE001 - reported below
-            errors.append(e)
-    ts = [threading.Thread(target=work, args=(s,)) for s in range(4)]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join()
+        with ctx:
+            for _ in range(6):
+                x, y = rng.getrandbits(bits), rng.getrandbits(bits)
+                got = clbig.mul(x, y, algorithm="ntt")
+                if got != x * y:
+                    errors.append((seed, x, y))
+                u = rng.getrandbits(2 * bits)
+                v = rng.getrandbits(bits) | 1 << (bits - 1)
+                if clbig.divmod(u, v, algorithm="newton") != divmod(u, v):
+                    errors.append((seed, u, v))
+    in_threads(work, 4)
     assert not errors

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import clbig
+from conftest import in_threads
 from clbig.scale import stream
 from clbig.runtime import staging
 from clbig.scale import stream as stream_mod
@@ -126,7 +127,6 @@ def test_staged_lists_on_threads(ctx, rng, counted, monkeypatch):
 def test_staged_lists_from_several_threads(ctx, rng, counted, monkeypatch):
     """Threads converting lists through one context's staging buffers at once (each transfer
     takes its own pair), the deferred fills forced on: every result exact, in its own thread."""
-    import threading
     from clbig.mpn import convert
     monkeypatch.setattr(convert, "THREAD_LIMBS", 8)
     monkeypatch.setattr(convert, "DEFER_MIN_LIMBS", 3)
@@ -134,21 +134,13 @@ def test_staged_lists_from_several_threads(ctx, rng, counted, monkeypatch):
     monkeypatch.setenv("CLBIG_CONVERT_THREADS", "3")
     monkeypatch.setenv("CLBIG_STAGING_CHUNK", str(3 * ROW + 4))
     inputs = [_signed(rng, 23 + i) for i in range(4)]
-    got, errors = [None] * 4, []
+    got = [None] * 4
 
     def work(i):
-        try:
-            with ctx:
-                x = clbig.array(inputs[i], bits=2048)
-                got[i] = ((x * x).tolist(), x.tolist())
-        except Exception as e:   # noqa: BLE001 - reported below
-            errors.append(e)
-    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors
+        with ctx:
+            x = clbig.array(inputs[i], bits=2048)
+            got[i] = ((x * x).tolist(), x.tolist())
+    in_threads(work, 4)
     for vals, (sq, back) in zip(inputs, got):
         assert back == vals and sq == [v * v for v in vals]
     assert counted["upload"] == 4 and counted["download"] == 8

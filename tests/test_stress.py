@@ -22,7 +22,7 @@ import pytest
 import clbig
 from clbig import fused
 
-from conftest import BASE_SEED, check_bools, check_values, mask, rand_value
+from conftest import BASE_SEED, check_bools, check_values, in_threads, mask, rand_value
 
 SCALE = max(1, int(os.environ.get("CLBIG_STRESS_SCALE", "1")))
 SESSION_OPS = 2000 * SCALE
@@ -170,11 +170,7 @@ def _in_threads(work):
     old = sys.getswitchinterval()
     sys.setswitchinterval(1e-6)
     try:
-        ts = [threading.Thread(target=work, args=(t,)) for t in range(THREADS)]
-        for t in ts:
-            t.start()
-        for t in ts:
-            t.join()
+        in_threads(work, THREADS)
     finally:
         sys.setswitchinterval(old)
 
