@@ -646,7 +646,7 @@ done:
 static PyMethodDef methods[] = {
     {"scan", scan, METH_VARARGS, "scan(seq, check[, mpz]) -> (max_bits, neg, conv)"},
     {"scan_ints", scan_ints, METH_VARARGS, "scan_ints(tup, negs, start, stop) -> (max_bits, negatives, bad)"},
-    {"pack", pack, METH_VARARGS, "pack(seq, out, m): magnitudes of seq into out as m limbs each"},
+    {"pack", pack, METH_VARARGS, "pack(seq, out, m[, start, stop[, base]]): magnitudes of seq into out as m limbs each"},
     {"unpack", unpack, METH_VARARGS, "unpack(buf, n, m, neg, make[, start, stop[, defer]]) -> list of ints"},
     {"unpack_fill", unpack_fill, METH_VARARGS, "unpack_fill(list, buf, n, m, neg[, start, stop]): unpack's deferred digits"},
     {NULL, NULL, 0, NULL},
