@@ -182,16 +182,19 @@ def _executor(size: int) -> ThreadPoolExecutor:
         return p["pool"]
 
 
-def _pack_rows(vals, out: np.ndarray, m: int) -> None:
-    """_limbs.pack of every row of vals into out, by ranges on several threads for a large
+def _pack_rows(vals, out: np.ndarray, m: int, start: int = 0, stop: int | None = None) -> None:
+    """_limbs.pack of every row of vals into out (which holds them all), or with `stop` of rows
+    start..stop-1 into an out that holds just those; by ranges on several threads for a large
     batch (a tuple: the extension reads it without the interpreter lock)."""
-    ranges = _ranges(len(vals), m, PACK_THREAD_MIN_LIMBS)
+    base = () if stop is None else (start,)     # the row out's first row holds
+    stop = len(vals) if stop is None else stop
+    ranges = _ranges(stop - start, m, PACK_THREAD_MIN_LIMBS)
     if ranges is None:
-        _limbs.pack(vals, out, m)
+        _limbs.pack(vals, out, m, start, stop, *base)
         return
     tup = vals if type(vals) is tuple else tuple(vals)
     pool = _executor(threads())
-    for f in [pool.submit(_limbs.pack, tup, out, m, a, b) for a, b in ranges]:
+    for f in [pool.submit(_limbs.pack, tup, out, m, start + a, start + b, *base) for a, b in ranges]:
         f.result()
 
 
@@ -401,17 +404,10 @@ def pack_range(s: Scanned, out: np.ndarray, start: int, stop: int) -> None:
     (stop - start, m) uint32 array that holds just those rows (a staging buffer's chunk, so
     the batch never lies whole in a fresh host array). The values are read from s.as_tuple(),
     made once for all the chunks: the extension reads a tuple without the interpreter lock."""
-    tup = s.as_tuple()
     m = limbs_for(s.bits)
     if not s.c or out.dtype != np.uint32 or out.shape != (stop - start, m) or not out.flags.c_contiguous:
         raise ValueError(f"pack_range: a C-scanned batch and a C-contiguous uint32 array of shape {(stop - start, m)}")
-    ranges = _ranges(stop - start, m, PACK_THREAD_MIN_LIMBS)
-    if ranges is None:
-        _limbs.pack(tup, out, m, start, stop, start)
-    else:
-        pool = _executor(threads())
-        for f in [pool.submit(_limbs.pack, tup, out, m, start + a, start + b, start) for a, b in ranges]:
-            f.result()
+    _pack_rows(s.as_tuple(), out, m, start, stop)
     if not np.little_endian:
         out.byteswap(inplace=True)
 
