@@ -1,7 +1,8 @@
 """The first call (issue 43): built kernels kept on disk and found again without rendering
 (clbig/runtime/binaries.py), a corrupt or unwritable cache survived with one warning, the
 warm-up command, loops whose capacity grows building a kernel per limb count at most, and
-helpers at widths a few limbs apart sharing their width class's kernel."""
+helpers at widths a few limbs apart sharing their width class's kernel, threads that want one
+kernel building it once."""
 from __future__ import annotations
 
 import os
@@ -250,3 +251,30 @@ def _width_class_cases(rng, limbs):
         d, borrow = clbig.sub_fixed(a, clbig.array(ms), bits)
         assert d.tolist() == [(x - y) % 2**bits for x, y in zip(xs, ms)]
         assert borrow.tolist() == [x < y for x, y in zip(xs, ms)]
+
+
+def test_threads_wanting_one_kernel_build_it_once(monkeypatch):
+    """Threads whose first calls want the same kernels at once (a server's workers, a threaded
+    warm-up) build each once: the others wait for that build (render._built_once) instead of
+    compiling it again, and every result is exact."""
+    import threading
+    from conftest import in_threads
+    monkeypatch.setenv("CLBIG_KERNEL_CACHE", "off")
+    a = [(1 << 700) - 1 - 3 * i for i in range(5)]
+    b = [(1 << 333) + 7 * i for i in range(5)]
+    want = [[x * y for x, y in zip(a, b)], [x // y for x, y in zip(a, b)]]
+
+    def work(ctx):
+        with ctx:
+            A, B = clbig.array(a), clbig.array(b)
+            assert [(A * B).tolist(), (A // B).tolist()] == want
+
+    alone = clbig.Context(clbig.current_context().device)
+    n0 = len(render.builds())
+    work(alone)
+    one = len(render.builds()) - n0
+    shared = clbig.Context(clbig.current_context().device)
+    start = threading.Barrier(4)
+    n1 = len(render.builds())
+    in_threads(lambda i: (start.wait(), work(shared)), 4)
+    assert one > 0 and len(render.builds()) - n1 == one

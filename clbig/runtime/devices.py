@@ -539,8 +539,11 @@ class Context(Current):
         self._enqueue_lock = threading.RLock()
         # Events of non-blocking uploads from host memory, oldest first (see `hold`).
         self._held = collections.deque()
-        # Kernels and launch plans are memoized on this object (see clbig.runtime.render).
+        # Kernels and launch plans are memoized on this object (see clbig.runtime.render), and
+        # the builds under way, so that two threads wanting one kernel build it once.
         self._programs: dict = {}
+        self._building: dict = {}
+        self._building_lock = threading.Lock()
         # Every device array clbig makes comes from a pool: a chain of products and additions
         # frees and wants buffers of the same few sizes, and a fresh one costs NVIDIA's driver
         # an allocation on first use while the GPU waits (a batch division by Newton spent a

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -92,31 +93,69 @@ def _kernel(ctx, template: str, name: str, work_group: int | None, params: dict)
     params = {"CARRY": ctx.carry, **params}   # a caller may turn the carry chains off
     key = (template, name, tuple(sorted(params.items())))
     k = ctx._programs.get(key)
+    if k is None:
+        k = _built_once(ctx, template, name, params, key)
+        if k is None:   # the compiler refused the inline PTX: this context goes without
+            return _kernel(ctx, template, name, work_group, dict(params, CARRY=""))
     if isinstance(k, DoesNotFit):
         raise k
-    if k is None:
-        options = _extra_options()
-        bkey = binaries.entry_key(binaries.templates_digest(kernel_dir()), template, name, key[2], options)
-        prg = ctx.binaries.load(ctx.cl_context, bkey, options)
-        if prg is None:
-            prg = _build(ctx, template, name, params, options, bkey)
-            if prg is None:   # the compiler refused the inline PTX: this context goes without
-                return _kernel(ctx, template, name, work_group, dict(params, CARRY=""))
-        k = getattr(prg, name)
-        # The device takes a kernel whose local memory exceeds a cap set on the Context (an
-        # emulated AMD or Intel limit): refuse it as that device would, once per specialisation.
-        used = k.get_work_group_info(cl.kernel_work_group_info.LOCAL_MEM_SIZE, ctx.device)
-        if used > ctx.local_mem:
-            ctx._programs[key] = DoesNotFit(f"{template}: {used} bytes of local memory exceed "
-                                            f"this context's {ctx.local_mem}")
-            raise ctx._programs[key]
-        ctx._programs[key] = k
     if work_group is not None:
         if work_group > ctx.max_items:
             raise DoesNotFit(f"{template}: work-group of {work_group} exceeds this context's {ctx.max_items}")
         limit = k.get_work_group_info(cl.kernel_work_group_info.WORK_GROUP_SIZE, ctx.device)
         if work_group > limit:
             raise DoesNotFit(f"{template}: work-group of {work_group} exceeds this kernel's {limit}")
+    return k
+
+
+#: Held while a program is built (from source or from a stored binary) and its kernel made, by
+#: every thread and context of the process. NVIDIA's OpenCL (580.159.04 on an H200) crashed the
+#: interpreter when 16 threads' first calls built and made kernels side by side (a concurrent
+#: warm-up, 2026-11-29), and no runtime at hand compiles faster side by side: NVIDIA's and
+#: Intel's builds wait for one another inside the driver, PoCL's partly (bench/README.md,
+#: "Builds side by side").
+_compiler = threading.Lock()
+
+
+def _built_once(ctx, template: str, name: str, params: dict, key: tuple):
+    """The kernel (or the DoesNotFit) kept under `key`, loaded or built by the first thread that
+    asks; a thread asking while that build runs waits for it rather than building it again
+    (several threads' first calls), and tries itself where that build failed. None where the
+    inline PTX was refused."""
+    while True:
+        with ctx._building_lock:
+            k = ctx._programs.get(key)
+            if k is not None:
+                return k
+            running = ctx._building.get(key)
+            if running is None:
+                running = ctx._building[key] = threading.Event()
+                break
+        running.wait()
+    try:
+        with _compiler:
+            return _load_or_build(ctx, template, name, params, key)
+    finally:
+        with ctx._building_lock:
+            del ctx._building[key]
+        running.set()
+
+
+def _load_or_build(ctx, template: str, name: str, params: dict, key: tuple):
+    options = _extra_options()
+    bkey = binaries.entry_key(binaries.templates_digest(kernel_dir()), template, name, key[2], options)
+    prg = ctx.binaries.load(ctx.cl_context, bkey, options)
+    if prg is None:
+        prg = _build(ctx, template, name, params, options, bkey)
+        if prg is None:
+            return None
+    k = getattr(prg, name)
+    # The device takes a kernel whose local memory exceeds a cap set on the Context (an
+    # emulated AMD or Intel limit): refuse it as that device would, once per specialisation.
+    used = k.get_work_group_info(cl.kernel_work_group_info.LOCAL_MEM_SIZE, ctx.device)
+    if used > ctx.local_mem:
+        k = DoesNotFit(f"{template}: {used} bytes of local memory exceed this context's {ctx.local_mem}")
+    ctx._programs[key] = k
     return k
 
 
