@@ -16,6 +16,10 @@
 ##   capacity (ME limbs): leading zero windows multiply T[0] by itself.
 ##   POW2: the modulus is R itself (a^e mod B^NP, no reduction), for the power-of-two part of
 ##   an even modulus; m and r2 are not read.
+## multipow: out = a_0^e_0 ... a_{K-1}^e_{K-1} mod m (Straus): K tables as powmod's, one chain of
+##   squares for all, per window W squarings and K products by T_k[digit of e_k]. Each base and
+##   exponent has its own stride and length (run-time arguments, so one build serves every
+##   width of them), the windows' count nwin too; exponents are read from global memory.
 ##
 ## Operands staged once per work-group (clbig/mont.py decides, the local memory permitting):
 ##   MM == "@MS": one modulus for the batch (sm == 0). The group copies m's limbs into msh once
@@ -36,14 +40,14 @@
 <%! from clbig.runtime.tmpl import at %>
 <%
     assert NP == C * Q and XLD == NP + 1   # XLD: one spare word per row, so the items of C = 1 read distinct banks
-    assert not SQR or (C == 1 and not POW2 and KERNEL == "powmod")   # mont_sqr: one item, a modulus
+    assert not SQR or (C == 1 and not POW2 and KERNEL != "mulmod")   # mont_sqr: one item, a modulus
     assert MM in ("mm", "@MV", "@MS") and B in ("b", "@BV")
     assert ESH in ("global", "one", "each") and (ESH == "global" or KERNEL == "powmod")
     assert not (POW2 and MM == "@MS")
     WG = IPB * C
     QP = Q | 1        # msh: chunk k at k*QP (odd: the C chunks' limb j on distinct banks)
     EP = ME | 1       # esh ("each"): instance s's words at s*EP
-    TW = 1 << W if KERNEL == "powmod" else 0
+    TW = 1 << W if KERNEL != "mulmod" else 0
     NWIN = (ME * 32 + W - 1) // W if KERNEL == "powmod" else 0
 %>
 <%def name="locals()">
@@ -167,6 +171,97 @@ void mulmod(__global const uint *a, ulong sa, __global const uint *bv, ulong sb,
     ${put("r")}
     ${load(B, "r2", "sr2", NM)}
     ${mont_mul("r", B)}          /* a b mod m */
+    ${store_out()}
+}
+% elif KERNEL == "multipow":
+<%
+    assert ESH == "global" and not POW2
+    def sel(x):   # base kk's argument x, chosen at run time
+        return "(" + "".join(f"kk == {i}u ? {x}{i} : " for i in range(K - 1)) + f"{x}{K - 1})"
+%>
+inline uint digit_of(__global const uint *ep, uint me, uint pos)   /* bits pos .. pos+W-1 */
+{
+    const uint w0 = pos >> 5, sh = pos & 31u;
+    ulong v = w0 < me ? ep[w0] : 0u;
+    if (w0 + 1u < me) v |= (ulong)ep[w0 + 1u] << 32;
+    return (uint)(v >> sh) & ${TW - 1}u;
+}
+
+__kernel __attribute__((reqd_work_group_size(${WG}, 1, 1)))
+void multipow(
+% for i in range(K):
+              __global const uint *a${i}, ulong sa${i}, uint ma${i}, __global const uint *e${i}, ulong se${i}, uint me${i},
+% endfor
+              __global const uint *m, ulong sm, __global const uint *r2, ulong sr2,
+              __global uint *out, __global uint *tab, uint nwin, uint n)
+{
+    ${prologue()}
+    const size_t nt = (size_t)get_num_groups(0) * ${IPB}u;   /* instances the table holds */
+    const uint row = live ? inst : 0u;   /* padding instances read row 0 */
+    for (uint t = 0; t < ${K * TW}u; ++t) {   /* T_kk[j] at entry t = kk TW + j */
+        const uint kk = t / ${TW}u, j = t % ${TW}u;
+        if (j == 0) {               /* T_kk[0] = R mod m */
+            ${put_global("r2", "sr2", NM)}
+            ${unit(B)}
+        } else if (j == 1) {        /* T_kk[1] = a_kk R^2 / R */
+            __global const uint *ap = ${sel("a")};
+            const ulong sa = ${sel("sa")};
+            const uint ma = ${sel("ma")};
+% for q in range(Q):
+            xs[s * ${XLD}u + k * ${Q}u + ${q}u] = (live && k * ${Q}u + ${q}u < ma) ? ap[(size_t)inst * sa + k * ${Q}u + ${q}u] : 0u;
+% endfor
+            ${load(B, "r2", "sr2", NM)}
+        } else {                    /* T_kk[j] = T_kk[j-1] T_kk[1] / R */
+            ${put("r")}
+        }
+        ${mont_mul("r", B)}
+        if (j == 1) {
+% for q in range(Q):
+            ${at(B, q)} = r[${q}];
+% endfor
+        }
+% for q in range(Q):
+        ${tab_at("t", q)} = r[${q}];
+% endfor
+    }
+    {   /* x = T_0[top digit of e_0] */
+        const uint d = digit_of(e0 + (size_t)row * se0, me0, (nwin - 1u) * ${W}u);
+% for q in range(Q):
+        r[${q}] = ${tab_at("d", q)};
+% endfor
+    }
+    /* K - 1 products by the other tables' top entries; then per lower window W squares and K
+       products; then x / R */
+    const uint steps = ${K - 1}u + (nwin - 1u) * ${W + K}u + 1u;
+    for (uint st = 0; st < steps; ++st) {
+        const uint t = st - ${K - 1}u, ph = st < ${K - 1}u ? ${W}u + 1u + st : t % ${W + K}u;
+        const uint win = st < ${K - 1}u ? nwin - 1u : nwin - 2u - t / ${W + K}u;
+% if SQR:
+        if (st >= ${K - 1}u && ph < ${W}u && st != steps - 1u) {   /* square: each cross product once */
+            ${mont_sqr("r")}
+            continue;
+        }
+% endif
+        if (st == steps - 1u) {             /* leave the Montgomery form: x / R */
+            ${unit(B)}
+        } else if (ph < ${W}u) {            /* square */
+% for q in range(Q):
+            ${at(B, q)} = r[${q}];
+% endfor
+        } else {                            /* times T_kk[digit of e_kk] */
+            const uint kk = ph - ${W}u;
+            const uint d = digit_of(${sel("e")} + (size_t)row * ${sel("se")}, ${sel("me")}, win * ${W}u);
+% if C == 1 and MM != "@MS":
+            if (d == 0) continue;
+% endif
+            const uint te = kk * ${TW}u + d;
+% for q in range(Q):
+            ${at(B, q)} = ${tab_at("te", q)};
+% endfor
+        }
+        ${put("r")}
+        ${mont_mul("r", B)}
+    }
     ${store_out()}
 }
 % else:

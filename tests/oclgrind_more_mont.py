@@ -16,13 +16,16 @@ mulmod and powmod on tiny batches, in both shapes and the power-of-two mode.
     batch (an int), with per-instance exponents (C = 2: their words staged per instance,
     as in the cases above by default) and one shared exponent (staged), mulmod; one item and
     C = 2, C = 2 on 4-item groups (two groups, the copy of each group's own instances), and
-    with the staging switched off (CLBIG_MONT_MSHARED / _ESHARED = 0: the global reads).
+    with the staging switched off (CLBIG_MONT_MSHARED / _ESHARED = 0: the global reads);
+  * products of powers (multipow): k = 2 on one item with per-row moduli (zero digits
+    skipped) and one modulus for the batch (staged), k = 3 with one modulus on C = 2, zero and one exponents, bases 0, m - 1 and m.
 Every result is checked against Python's pow.
 """
 from __future__ import annotations
 
 import random
 
+import clbig
 from clbig.mpz import modular
 from oclgrind_env import call_with, env
 
@@ -57,6 +60,23 @@ def _shared_m_case(ctx, check, tag, bits, n):
         check(f"{tag} mulmod", r, [a * e % m for a, e in zip(av, ev)], bits)
 
 
+def _multi_case(ctx, check, tag, bits, n, k, shared_m):
+    """clbig.multi_powmod by the int32 kernel's chain of squares (multipow)."""
+    ms = [RNG.getrandbits(bits) | 1 | (1 << (bits - 1)) for _ in range(1 if shared_m else n)] * (n if shared_m else 1)
+    B = [[ms[0] - 1] * k, [0] + [5] * (k - 1), [ms[2]] * k] + [[RNG.getrandbits(bits + 3) for _ in range(k)]
+                                                            for _ in range(n - 3)]
+    E = [[(1 << 40) - 1] * k, [0] * k, [1] + [0] * (k - 1)] + [[RNG.getrandbits(40) for _ in range(k)]
+                                                              for _ in range(n - 3)]
+    want = []
+    for row, er, m in zip(B, E, ms):
+        r = 1
+        for b, e in zip(row, er):
+            r = r * pow(b, e, m) % m
+        want.append(r)
+    with ctx:
+        check(f"{tag} products of powers", clbig.multi_powmod(B, E, ms[0] if shared_m else ms), want, bits)
+
+
 COOP = {"CLBIG_MONT_ONE": "1", "CLBIG_MONT_Q": "8"}
 UNSTAGED = {"CLBIG_MONT_MSHARED": "0", "CLBIG_MONT_ESHARED": "0"}
 LOC = {"CLBIG_MONT_MLOC": "1", "CLBIG_MONT_BLOC": "1"}
@@ -85,5 +105,10 @@ def _run(wide_ctx, small_ctx, guarded, check):
     guarded("mont shared m coop", call_with, COOP, _shared_m_case, wide_ctx, check, "mont shared m coop", 96, 3)
     guarded("mont shared m coop small-wg", call_with, COOP, _shared_m_case, small_ctx, check,
             "mont shared m coop small-wg", 96, 3)
+    guarded("mont multipow one item", _multi_case, wide_ctx, check, "mont multipow one item", 96, 5, 2, False)
+    guarded("mont multipow one item shared m", _multi_case, wide_ctx, check, "mont multipow one item shared m",
+            64, 5, 2, True)
+    guarded("mont multipow coop shared m", call_with, COOP, _multi_case, wide_ctx, check,
+            "mont multipow coop shared m", 96, 4, 3, True)
     guarded("mont coop unstaged", call_with, {**COOP, **UNSTAGED}, _shared_m_case, wide_ctx, check,
             "mont coop unstaged", 96, 3)

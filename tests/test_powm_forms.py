@@ -5,7 +5,8 @@ clbig.multi_powmod (products of k powers by one chain of squares).
 Edges: exponents 0, 1 and all-ones, exponents of several lengths in one batch, bases 0, 1,
 m - 1, m, above R and negative, batch lengths at the rows threshold, past a group (a padding
 instance) and one, k = 1 to 3, m staged once per group (MLOC: zero digits then multiply by the
-table's unit), squares by mont52_sqr; the composed fallback where the kernel does not apply
+table's unit), squares by mont52_sqr; products of powers by the int32 kernel as well (one item
+and C = 2); the composed fallback where the kernel does not apply
 (even, negative and mixed moduli, negative exponents), and the errors."""
 import gmpy2
 import numpy as np
@@ -79,9 +80,18 @@ def test_fixed_base_even(fp64, rng):
         check_values(modular.powmod(7, ev, m).tolist(), [pow(7, e, m) for e in ev], f"even {m}")
 
 
-@pytest.mark.parametrize("bits, k, sqr", [(64, 2, "0"), (1000, 3, "0"), (330, 2, "24")])
-def test_multi_powmod(fp64, ctx, monkeypatch, rng, bits, k, sqr):
-    monkeypatch.setenv("CLBIG_MONT52_SQR_MAX", sqr)
+INT32 = {"CLBIG_MONT_FP64": "0"}
+
+
+@pytest.mark.parametrize("bits, k, env", [
+    (64, 2, {"CLBIG_MONT_FP64": "1", "CLBIG_MONT52_SQR_MAX": "0"}),
+    (1000, 3, {"CLBIG_MONT_FP64": "1", "CLBIG_MONT52_SQR_MAX": "0"}),
+    (330, 2, {"CLBIG_MONT_FP64": "1", "CLBIG_MONT52_SQR_MAX": "24"}),
+    # the int32 kernel's chain (mont.cl.mako multipow): one item, its squares by CIOS, C = 2
+    (64, 2, INT32), (330, 2, {**INT32, "CLBIG_MONT_SQR": "0"}), (1000, 3, {**INT32, "CLBIG_MONT_ONE": "8"})])
+def test_multi_powmod(ctx, monkeypatch, rng, bits, k, env):
+    for key, v in env.items():
+        monkeypatch.setenv(key, v)
     n = 65
     ms = [mask(bits), 3, 1] + [rand_value(rng, bits) | 1 for _ in range(n - 3)]
     B = [[rng.getrandbits(bits + 60) for _ in range(k)] for _ in range(n)]

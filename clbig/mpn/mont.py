@@ -167,6 +167,7 @@ def window(ebits: int) -> int:
 
 def _build(ctx, pl, name, **params):
     """The kernel for plan pl, halving IPB while the build refuses the group size."""
+    params.setdefault("K", 1)
     while True:
         wg = pl["IPB"] * pl["C"]
         try:
@@ -212,4 +213,32 @@ def powmod(ctx, pl, a, sa, ma, e, se, me, m, sm, nm, r2, sr2, n, pow2=False, w=N
         m = r2 = tab   # not read
     launch(ctx, k, groups, wg, a, np.uint64(sa), e, np.uint64(se), m, np.uint64(sm), r2,
            np.uint64(sr2), out.data, tab, np.uint32(n))
+    return out
+
+
+def multi_powmod(ctx, pl, bases, exps, m, sm, nm, r2, sr2, n, ebits, w=None):
+    """prod_k b_k^e_k mod m for n instances by one chain of squares (Straus; the contract of
+    clbig.mpn.mont52_powm.multi_powmod): bases and exps are K (buffer, stride, limbs) rows, bases
+    below R = B^NP, exponents below 2^ebits; an (n, nm) device array. K tables of 2^W entries
+    per instance; the strides, lengths and the windows' count are run-time arguments."""
+    out = ctx.empty((n, nm), np.uint32)
+    if n == 0:
+        return out
+    K = len(bases)
+    pl = _staged(ctx, pl, sm, None, 0, False)   # a shared modulus staged; exponents read globally
+    s = ctx.profile.settings
+    w = w or s.mont_w or window(ebits)
+    inst = P.ceil_div(n, pl["IPB"]) * pl["IPB"]
+    while w > 1 and P.WORD * inst * pl["NP"] * K << w > ctx.profile.facts.max_alloc:
+        w -= 1   # the K tables within the largest buffer
+    sqr = pl["C"] == 1 and s.get("mont_sqr", pl["NP"] <= SQR_MAX)
+    k, wg = _build(ctx, pl, "multipow", NM=nm, MA=0, MB=0, ME=0, W=w, K=K, SHARED_E=False,
+                   POW2=False, SQR=sqr)
+    groups = P.ceil_div(n, pl["IPB"])
+    tab = ctx.buffer(P.WORD * (groups * pl["IPB"]) * pl["NP"] * K << w)
+    args = []
+    for (b, sb, mb), (e, se, me) in zip(bases, exps):
+        args += [b, np.uint64(sb), np.uint32(mb), e, np.uint64(se), np.uint32(me)]
+    launch(ctx, k, groups, wg, *args, m, np.uint64(sm), r2, np.uint64(sr2), out.data, tab,
+           np.uint32(P.ceil_div(ebits, w)), np.uint32(n))
     return out

@@ -1,10 +1,12 @@
 """Products of powers per row: clbig.multi_powmod(B, E, m) = b_1^e_1 ... b_k^e_k mod m.
 
-Batch signature checks, Pedersen commitments g^a h^b, homomorphic weighted sums. Where the FP64
-Montgomery kernel takes the batch (odd moduli, mont52 wanted, one item per instance) the k
-powers share one chain of squares (clbig.mpn.mont52_powm, Straus); elsewhere (even or negative
-moduli, negative exponents, moduli beyond the one-item kernel, devices without it) the result
-is composed of k powmods and k - 1 mulmods, with the same values.
+Batch signature checks, Pedersen commitments g^a h^b, homomorphic weighted sums. For odd
+moduli the k powers share one chain of squares (Straus): on the one-item FP64 kernel
+(clbig.mpn.mont52_powm) where powmod's rule (MULTI_FILL) takes it, else on the int32 kernel
+(clbig.mpn.mont, `multipow`: small GPU batches, moduli beyond the one-item FP64 kernel,
+devices without fast FP64). Even or
+negative moduli, negative exponents and several devices compose k powmods and k - 1 mulmods,
+with the same values.
 """
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from typing import Sequence, Union
 
 import numpy as np
 
-from ..mpn import mont52, mont52_powm
+from ..mpn import mont, mont52, mont52_powm
 from .array import BigIntArray
 from .coerce import coerce, is_scalar
 from .types import Integer, Operand
@@ -23,10 +25,11 @@ from .modular import Modulus, _broadcast, _context, _fit, _kernel, _python_base,
 Powers = Union[Sequence[Sequence[Integer]], Sequence[Integer], Sequence[BigIntArray], np.ndarray]
 
 
-# GPUs take the multipow kernel from half the instances per compute unit from which powmod
-# takes mont52 (mont52.wanted's FILL): below that the int32 kernel spreads an instance over
-# items and one power by it costs 0.5-0.75 of the FP64 one (mont52.FILL's measurements), but
-# composing k of them costs k powers and k - 1 products against about 1 + 0.2 (k - 1).
+# GPUs take the one-item FP64 chain from half the instances per compute unit from which powmod
+# takes mont52 (mont52.wanted's FILL), the int32 chain below that: there the int32 kernel spreads
+# an instance over items and its powers cost 0.5-0.75 of the FP64 ones (mont52.FILL's
+# measurements). H200, 2026-11-29: the int32 chain at 500-2,000 rows 1.15-1.19x one powmod
+# (composing two powers and a product: 2x).
 MULTI_FILL = 0.5
 
 
@@ -138,13 +141,14 @@ def _by_shared_squares(ctx, bcols, ecols, m) -> BigIntArray | None:
     if n == 0:
         return BigIntArray(ctx, ctx.empty((0, M.nm)), M.bits)
     K, pl, fit, rbits = _kernel(ctx, M, n, fill=MULTI_FILL)
-    if K is not mont52 or pl["C"] != 1:
+    if pl is None or K is mont52 and pl["C"] != 1:
         return None
+    chain = mont52_powm if K is mont52 else mont
     bs = [_fit(b, M, fit) for b in bs]
     n, strides = _broadcast(*bs, *es, M.m)
     k = len(bs)
     r2 = M.r2(rbits)
-    out = mont52_powm.multi_powmod(
+    out = chain.multi_powmod(
         ctx, pl, [(b.data.data, s, b.m) for b, s in zip(bs, strides)],
         [(e.data.data, s, e.m) for e, s in zip(es, strides[k:])], M.m.data.data, strides[-1],
         M.nm, r2.data.data, strides[-1], n, 32 * max(e.m for e in es))
