@@ -21,7 +21,7 @@ from __future__ import annotations
 import clbig
 from oclgrind_env import env
 from clbig import fused as F
-from clbig.mpn import add_n
+from clbig.mpn import add_n, mul_fp64
 
 # (bits of a, bits of b, values of a, values of b): each broadcasts the shorter list
 SHAPES = [
@@ -168,12 +168,18 @@ def run(wide_ctx, small_ctx, guarded, check, values):
             guarded(f"grid mul fp64 coop small-wg {s} C={c}", products, small_ctx, check, values,
                     f"grid fp64 coop small-wg {s} C={c}", shape)
     # the CPUs' lanes kernel: 2 instances per item (5 rows: the last item's second lane past
-    # n), 3-column passes; one instance per item, 2-column passes, b broadcast
-    for shape, w, c in ((SHAPES[4], "2", "3"), (SHAPES[0], "1", "2")):
-        s = "x".join(map(str, shape))
-        with env(CLBIG_MUL52_LANES="1", CLBIG_MUL52_LANES_W=w, CLBIG_MUL52_LANES_C=c):
-            guarded(f"grid mul fp64 lanes {s} W={w}", products, small_ctx, check, values,
-                    f"grid fp64 lanes {s} W={w}", shape)
+    # n), 3-column passes; one instance per item, 2-column passes, b broadcast; the first again
+    # with its widths at run time (as wide operands take them)
+    for shape, w, c, rt in ((SHAPES[4], "2", "3", False), (SHAPES[0], "1", "2", False), (SHAPES[4], "2", "3", True)):
+        s = "x".join(map(str, shape)) + (" run-time widths" if rt else "")
+        keep = mul_fp64.LANES_RT_DIGITS
+        mul_fp64.LANES_RT_DIGITS = 0 if rt else keep
+        try:
+            with env(CLBIG_MUL52_LANES="1", CLBIG_MUL52_LANES_W=w, CLBIG_MUL52_LANES_C=c):
+                guarded(f"grid mul fp64 lanes {s} W={w}", products, small_ctx, check, values,
+                        f"grid fp64 lanes {s} W={w}", shape)
+        finally:
+            mul_fp64.LANES_RT_DIGITS = keep
     # (these batches are small: the run-time widths; the last shape again with the widths
     # built in, as larger batches take them)
     for shape, fixed in ((SHAPES[0], False), (SHAPES[1], False), (SHAPES[5], False), (SHAPES[5], True)):

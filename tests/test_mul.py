@@ -351,6 +351,10 @@ def test_fp64_lanes_products(monkeypatch, rng, w, c):
     # a few KiB of scratch per launch: the batch runs as several launches over one buffer
     monkeypatch.setattr(mul_fp64, "LANES_SCRATCH", 4096)
     check_forced_products(rng, [(300, 400, 37)], f"fp64 lanes W={w} C={c} chunks", lambda ba, bb: (350,))
+    # the widths at run time (wide operands take them so; here every width does)
+    monkeypatch.setattr(mul_fp64, "LANES_RT_DIGITS", 0)
+    check_forced_products(rng, [(32, 32, 1), (33, 700, 5), (1500, 999, 9), (6000, 5300, 3)],
+                          f"fp64 lanes W={w} C={c} run-time widths", lambda ba, bb: (max(ba, bb), 31))
     assert taken and all(taken), "the lanes kernel did not run"
 
 

@@ -207,6 +207,12 @@ LANES_MAX_DIGITS = 4095          # per operand: column sums stay below 2^63
 LANES_SCRATCH = 32 << 20         # bytes of digit scratch per launch: larger batches take chunks
 # Columns per pass in registers: 4 vectors of 8 (PoCL), 8 scalars (Intel): the probe's best.
 LANES_C = {8: 4, 1: 8}
+# Operands of more digits than this take their widths at run time (one build for all of them;
+# issue 43's first calls: a product tree's levels built one kernel each): there the loops are
+# long and it costs nothing measurable, where at 512 bits it cost 12-26% (2-core EPYC,
+# 2026-11-29: Intel's runtime 4096 rows 0.38 against 0.34 ms, PoCL 0.24 against 0.19; 8192 bits
+# and wider within the noise, bench/README.md "Run-time widths for the CPUs' lanes kernel").
+LANES_RT_DIGITS = 100
 
 
 def lanes_plan(ctx, ma: int, mb: int, mr: int, n: int, square: bool) -> dict | None:
@@ -272,9 +278,14 @@ def lanes_mul(ctx, p: dict, a, sa: int, b, sb: int, out, n: int, top: int) -> bo
     """Launch the product planned by `lanes_plan` into `out`, in launches of at most
     LANES_SCRATCH bytes of digits; False when the kernel does not fit."""
     wg, lanes = p["WG"], p["WG"] * p["W"]
-    span = _digits(p["MA"]) + _digits(p["MB"]) + 2 * p["C"]
+    na, nb = _digits(p["MA"]), _digits(p["MB"])
+    span = na + nb + 2 * p["C"]
+    # wide operands: the widths at run time, one build per shape (W, C, WG) for all of them
+    rt = max(na, nb) > LANES_RT_DIGITS
+    widths = dict(RT=rt, MA=0, MB=0, MR=0, TOP_MASK=0) if rt else dict(
+        RT=False, MA=p["MA"], MB=p["MB"], MR=p["MR"], TOP_MASK=top)
     try:
-        k = kernel(ctx, "mul52_lanes.cl.mako", "mul52_lanes", wg, TOP_MASK=top, **p)
+        k = kernel(ctx, "mul52_lanes.cl.mako", "mul52_lanes", wg, W=p["W"], C=p["C"], WG=wg, **widths)
     except DoesNotFit:
         return False
     groups = max(1, min(P.ceil_div(n, lanes), LANES_SCRATCH // (8 * span * lanes)))
@@ -282,5 +293,6 @@ def lanes_mul(ctx, p: dict, a, sa: int, b, sb: int, out, n: int, top: int) -> bo
     for first in range(0, n, groups * lanes):
         g = min(groups, P.ceil_div(n - first, lanes))
         launch(ctx, k, g, wg, a, np.uint64(sa), b, np.uint64(sb), out.data,
-               np.uint64(out.shape[1]), np.uint32(first), np.uint32(n), scratch.data)
+               np.uint64(out.shape[1]), np.uint32(first), np.uint32(n), scratch.data,
+               np.uint32(p["MA"]), np.uint32(p["MB"]), np.uint32(p["MR"]), np.uint32(top))
     return True
