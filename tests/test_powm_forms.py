@@ -134,6 +134,23 @@ def test_multi_powmod_composed(ctx, rng):
     assert len(clbig.multi_powmod(np.zeros((0, 2), dtype=object), np.zeros((0, 2), dtype=object), [])) == 0
 
 
+def test_multi_powmod_beyond_the_argument_space(ctx, monkeypatch, rng):
+    """More powers than one launch's arguments hold (CL_DEVICE_MAX_PARAMETER_SIZE, queried)
+    compose powmods and mulmods, with the same values."""
+    import dataclasses
+    n, k = 5, 4
+    ms = [rand_value(rng, 100) | 1 for _ in range(n)]
+    B = [[rng.getrandbits(100) for _ in range(k)] for _ in range(n)]
+    E = [[rng.getrandbits(50) for _ in range(k)] for _ in range(n)]
+    cols = [multipow._columns(X, "X")[0] for X in (B, E)]
+    assert multipow._by_shared_squares(ctx, *cols, ms) is not None
+    room = multipow.ARG_BYTES + multipow.ARG_BYTES_PER_POWER * (k - 1)
+    monkeypatch.setattr(ctx.profile, "facts", dataclasses.replace(ctx.profile.facts, max_args=room))
+    assert multipow._by_shared_squares(ctx, *cols, ms) is None
+    with ctx:
+        check_values(clbig.multi_powmod(B, E, ms).tolist(), products(B, E, ms), "composed beyond the arguments")
+
+
 def test_multi_powmod_errors(ctx):
     with pytest.raises(ValueError, match="B has 2 bases per row, E 1"):
         clbig.multi_powmod([[2, 3]], [[1]], 7)

@@ -4,9 +4,9 @@ Batch signature checks, Pedersen commitments g^a h^b, homomorphic weighted sums.
 moduli the k powers share one chain of squares (Straus): on the one-item FP64 kernel
 (clbig.mpn.mont52_powm) where powmod's rule (MULTI_FILL) takes it, else on the int32 kernel
 (clbig.mpn.mont, `multipow`: small GPU batches, moduli beyond the one-item FP64 kernel,
-devices without fast FP64). Even or
-negative moduli, negative exponents and several devices compose k powmods and k - 1 mulmods,
-with the same values.
+devices without fast FP64). Even or negative moduli, negative exponents, several devices and
+more powers than one launch's arguments hold compose k powmods and k - 1 mulmods, with the same
+values.
 """
 from __future__ import annotations
 
@@ -31,6 +31,10 @@ Powers = Union[Sequence[Sequence[Integer]], Sequence[Integer], Sequence[BigIntAr
 # measurements). H200, 2026-11-29: the int32 chain at 500-2,000 rows 1.15-1.19x one powmod
 # (composing two powers and a product: 2x).
 MULTI_FILL = 0.5
+# The chain's kernels take six arguments per power (a base's and an exponent's buffer, stride
+# and length: 40 bytes) beside their own (64 bytes at most): more powers than the device's
+# argument space holds compose instead.
+ARG_BYTES_PER_POWER, ARG_BYTES = 40, 64
 
 
 def _columns(X, name: str) -> tuple[list, bool]:
@@ -126,6 +130,8 @@ def _by_shared_squares(ctx, bcols, ecols, m) -> BigIntArray | None:
     several devices too, where powmod and mulmod split the rows)."""
     if getattr(ctx, "is_multi", False):
         return None
+    if ARG_BYTES + ARG_BYTES_PER_POWER * len(bcols) > ctx.profile.facts.max_args:
+        return None                                      # more powers than one launch takes
     if not isinstance(m, Modulus) and not is_scalar(m) and not isinstance(m, BigIntArray):
         m = coerce(m, ctx, "m", signed=True)
     if is_scalar(m) and m <= 0 or isinstance(m, BigIntArray) and m.neg is not None and m.neg.any():

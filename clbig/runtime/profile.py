@@ -47,6 +47,7 @@ class DeviceFacts:
     nvidia: bool            # NVIDIA's OpenCL: inline PTX (carry chains, shuffles) is offered
     intel_cpu_runtime: bool  # Intel's CPU runtime: vectorizes across work-items itself
     wide_fma: bool = True  # fma on double8 and double16 builds and is exact (see _wide_fma)
+    max_args: int = 1024   # bytes of a kernel's arguments (CL_DEVICE_MAX_PARAMETER_SIZE)
 
     @classmethod
     def of(cls, dev: cl.Device, memory: int) -> "DeviceFacts":
@@ -61,6 +62,7 @@ class DeviceFacts:
             nvidia="nvidia" in platform,
             intel_cpu_runtime=cpu and "intel(r) opencl" in platform,
             wide_fma=_wide_fma(dev),
+            max_args=int(dev.max_parameter_size),
         )
 
 
