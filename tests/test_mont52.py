@@ -121,7 +121,7 @@ def _fake_device(name, kind="GPU", cc=None, fp=None, cus=100, platform="NVIDIA C
     ext = "cl_khr_fp64" + (" cl_nv_device_attribute_query" if cc else "")
     return NS(type=getattr(cl.device_type, kind), name=name, extensions=ext,
               double_fp_config=int(cl.device_fp_config.FMA) if fp is None else fp,
-              max_compute_units=cus, max_mem_alloc_size=1 << 30,
+              max_compute_units=cus, max_mem_alloc_size=1 << 30, max_parameter_size=4352,
               platform=NS(name=platform, version=platform_version), version=version,
               compute_capability_major_nv=cc and cc[0], compute_capability_minor_nv=cc and cc[1])
 
