@@ -114,10 +114,22 @@
     xs[s * ${XLD}u + k * ${Q}u + ${j}u] = ${src}[${j}];
 % endfor
 </%def>
+## M: the row's limbs, a constant (an int) or a run-time value (its name)
 <%def name="put_global(src, stride, M)">
+<% lim = "%du" % M if isinstance(M, int) else M %>
 % for j in range(Q):
-    xs[s * ${XLD}u + k * ${Q}u + ${j}u] = (live && k * ${Q}u + ${j}u < ${M}u) ? ${src}[(size_t)inst * ${stride} + k * ${Q}u + ${j}u] : 0u;
+    xs[s * ${XLD}u + k * ${Q}u + ${j}u] = (live && k * ${Q}u + ${j}u < ${lim}) ? ${src}[(size_t)inst * ${stride} + k * ${Q}u + ${j}u] : 0u;
 % endfor
+</%def>
+## bits pos .. pos+W-1 of the exponent of me words at ep (in the address space EQ)
+<%def name="digit_fn(EQ)">
+inline uint digit(${EQ} const uint *ep, uint me, uint pos)
+{
+    const uint w0 = pos >> 5, sh = pos & 31u;
+    ulong v = w0 < me ? ep[w0] : 0u;
+    if (w0 + 1u < me) v |= (ulong)ep[w0 + 1u] << 32;
+    return (uint)(v >> sh) & ${(1 << W) - 1}u;
+}
 </%def>
 <%def name="unit(dst)">
 % for j in range(Q):
@@ -179,13 +191,7 @@ void mulmod(__global const uint *a, ulong sa, __global const uint *bv, ulong sb,
     def sel(x):   # base kk's argument x, chosen at run time
         return "(" + "".join(f"kk == {i}u ? {x}{i} : " for i in range(K - 1)) + f"{x}{K - 1})"
 %>
-inline uint digit_of(__global const uint *ep, uint me, uint pos)   /* bits pos .. pos+W-1 */
-{
-    const uint w0 = pos >> 5, sh = pos & 31u;
-    ulong v = w0 < me ? ep[w0] : 0u;
-    if (w0 + 1u < me) v |= (ulong)ep[w0 + 1u] << 32;
-    return (uint)(v >> sh) & ${TW - 1}u;
-}
+${digit_fn("__global")}
 
 __kernel __attribute__((reqd_work_group_size(${WG}, 1, 1)))
 void multipow(
@@ -207,9 +213,7 @@ void multipow(
             __global const uint *ap = ${sel("a")};
             const ulong sa = ${sel("sa")};
             const uint ma = ${sel("ma")};
-% for q in range(Q):
-            xs[s * ${XLD}u + k * ${Q}u + ${q}u] = (live && k * ${Q}u + ${q}u < ma) ? ap[(size_t)inst * sa + k * ${Q}u + ${q}u] : 0u;
-% endfor
+            ${put_global("ap", "sa", "ma")}
             ${load(B, "r2", "sr2", NM)}
         } else {                    /* T_kk[j] = T_kk[j-1] T_kk[1] / R */
             ${put("r")}
@@ -225,7 +229,7 @@ void multipow(
 % endfor
     }
     {   /* x = T_0[top digit of e_0] */
-        const uint d = digit_of(e0 + (size_t)row * se0, me0, (nwin - 1u) * ${W}u);
+        const uint d = digit(e0 + (size_t)row * se0, me0, (nwin - 1u) * ${W}u);
 % for q in range(Q):
         r[${q}] = ${tab_at("d", q)};
 % endfor
@@ -250,7 +254,7 @@ void multipow(
 % endfor
         } else {                            /* times T_kk[digit of e_kk] */
             const uint kk = ph - ${W}u;
-            const uint d = digit_of(${sel("e")} + (size_t)row * ${sel("se")}, ${sel("me")}, win * ${W}u);
+            const uint d = digit(${sel("e")} + (size_t)row * ${sel("se")}, ${sel("me")}, win * ${W}u);
 % if C == 1 and MM != "@MS":
             if (d == 0) continue;
 % endif
@@ -265,14 +269,7 @@ void multipow(
     ${store_out()}
 }
 % else:
-<% EQ = "__global" if ESH == "global" else "__local" %>
-inline uint digit(${EQ} const uint *ep, uint pos)   /* bits pos .. pos+W-1 of the exponent */
-{
-    const uint w0 = pos >> 5, sh = pos & 31u;
-    ulong v = w0 < ${ME}u ? ep[w0] : 0u;
-    if (w0 + 1u < ${ME}u) v |= (ulong)ep[w0 + 1u] << 32;
-    return (uint)(v >> sh) & ${TW - 1}u;
-}
+${digit_fn("__global" if ESH == "global" else "__local")}
 
 __kernel __attribute__((reqd_work_group_size(${WG}, 1, 1)))
 void powmod(__global const uint *a, ulong sa, __global const uint *e, ulong se,
@@ -323,7 +320,7 @@ void powmod(__global const uint *a, ulong sa, __global const uint *e, ulong se,
 % endfor
     }
     {   /* x = T[top digit] */
-        const uint d = digit(ep, ${(NWIN - 1) * W}u);
+        const uint d = digit(ep, ${ME}u, ${(NWIN - 1) * W}u);
 % for q in range(Q):
         r[${q}] = ${tab_at("d", q)};
 % endfor
@@ -347,7 +344,7 @@ void powmod(__global const uint *a, ulong sa, __global const uint *e, ulong se,
             ${at(B, q)} = r[${q}];
 % endfor
         } else {                            /* times T[digit] */
-            const uint d = digit(ep, win * ${W}u);
+            const uint d = digit(ep, ${ME}u, win * ${W}u);
 % if SHARED_E or (C == 1 and MM != "@MS"):
             if (d == 0) continue;
 % endif

@@ -165,6 +165,14 @@ def window(ebits: int) -> int:
     return min(range(1, 8), key=lambda w: (P.ceil_div(ebits, w) + (1 << w), w))
 
 
+def within(w: int, entry_bytes: int, limit: int) -> int:
+    """w, narrowed until tables of 2^w entries of entry_bytes fit in `limit` bytes (one buffer:
+    the largest the device allocates)."""
+    while w > 1 and entry_bytes << w > limit:
+        w -= 1
+    return w
+
+
 def _build(ctx, pl, name, **params):
     """The kernel for plan pl, halving IPB while the build refuses the group size."""
     params.setdefault("K", 1)
@@ -227,10 +235,8 @@ def multi_powmod(ctx, pl, bases, exps, m, sm, nm, r2, sr2, n, ebits, w=None):
     K = len(bases)
     pl = _staged(ctx, pl, sm, None, 0, False)   # a shared modulus staged; exponents read globally
     s = ctx.profile.settings
-    w = w or s.mont_w or window(ebits)
     inst = P.ceil_div(n, pl["IPB"]) * pl["IPB"]
-    while w > 1 and P.WORD * inst * pl["NP"] * K << w > ctx.profile.facts.max_alloc:
-        w -= 1   # the K tables within the largest buffer
+    w = within(w or s.mont_w or window(ebits), P.WORD * inst * pl["NP"] * K, ctx.profile.facts.max_alloc)
     sqr = pl["C"] == 1 and s.get("mont_sqr", pl["NP"] <= SQR_MAX)
     k, wg = _build(ctx, pl, "multipow", NM=nm, MA=0, MB=0, ME=0, W=w, K=K, SHARED_E=False,
                    POW2=False, SQR=sqr)

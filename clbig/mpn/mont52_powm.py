@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import mont52
-from .mont import window
+from .mont import window, within
 from ..runtime import plan as P
 from ..runtime.render import launch
 
@@ -71,11 +71,8 @@ def powmod_fixed(ctx, pl, tab, w: int, nwin: int, e, se: int, me: int, m, nm: in
 def multi_window(ctx, pl, ebits: int, k: int, n: int) -> int:
     """W for k tables per instance: the general power's (mont.window: ebits / W + 2^W products,
     each term k times over), smaller where the tables would pass the largest buffer."""
-    w = window(ebits)
     inst = P.ceil_div(max(n, 1), pl["IPB"]) * pl["IPB"]
-    while w > 1 and 8 * pl["N"] * k * inst << w > ctx.profile.facts.max_alloc:
-        w -= 1
-    return w
+    return within(window(ebits), 8 * pl["N"] * k * inst, ctx.profile.facts.max_alloc)
 
 
 def multi_powmod(ctx, pl, bases, exps, m, sm: int, nm: int, r2, sr2: int, n: int, ebits: int,
