@@ -124,6 +124,24 @@ def test_staged_lists_on_threads(ctx, rng, counted, monkeypatch):
     assert x.tolist() == [int(v) for v in vals] and counted["upload"] == 1
 
 
+def test_staged_lists_over_several_devices(ctx, rng, counted, monkeypatch):
+    """A list spread over two devices (here the same one twice): scanned once, each device's
+    rows packed from their offset straight into its staging buffers, signs and mpz kept."""
+    from clbig.mpn import convert
+    packed = []
+    real = convert.pack_range
+    monkeypatch.setattr(convert, "pack_range", lambda s, out, a, b: (packed.append((a, b)), real(s, out, a, b)))
+    monkeypatch.setenv("CLBIG_STAGING_CHUNK", str(3 * ROW + 4))
+    vals = _signed(rng, 23)
+    vals[17] = gmpy2.mpz(vals[17])
+    with clbig.Context([ctx, ctx]):
+        x = clbig.array(vals, bits=2048)
+        assert [r1 - r0 for _, r0, r1 in x.placement] == [12, 11]
+        assert counted["upload"] == 2
+        assert sorted(packed) == [(0, 3), (3, 6), (6, 9), (9, 12), (12, 15), (15, 18), (18, 21), (21, 23)]
+        assert x.tolist() == vals and (x * x).tolist() == [v * v for v in vals]
+
+
 def test_staged_lists_from_several_threads(ctx, rng, counted, monkeypatch):
     """Threads converting lists through one context's staging buffers at once (each transfer
     takes its own pair), the deferred fills forced on: every result exact, in its own thread."""

@@ -824,27 +824,33 @@ def array(values: Operand, bits: int | None = None, ctx: Context | None = None) 
     except TypeError:
         _one_dimension(values)
         raise
-    check_fits(ctx, len(s), s.bits, "clbig.array")
+    return scanned_rows(ctx, s, 0, len(s))
+
+
+def scanned_rows(ctx: Context, s: convert.Scanned, r0: int, r1: int) -> BigIntArray:
+    """Rows r0..r1-1 of a scanned batch as a BigIntArray of ctx: the whole batch for
+    clbig.array, one device's piece of it for a batch spread over several devices (scanned
+    once for all of them)."""
+    n, m = r1 - r0, limbs_for(s.bits)
+    check_fits(ctx, n, s.bits, "clbig.array")
+    neg = None if s.neg is None else s.neg[r0:r1]
     # as in tolist: radix for one large value, or a batch without the C extension
-    if (radix.worth_it(s.bits) and (len(s) == 1 or not s.c) and len(s)
-            and all(type(v) is int for v in s.vals)):
-        return BigIntArray(ctx, radix.upload(ctx, s.magnitudes(), limbs_for(s.bits)), s.bits, s.neg)
-    return _upload_scanned(ctx, s)
-
-
-def _upload_scanned(ctx: Context, s: convert.Scanned) -> BigIntArray:
-    """A scanned batch on the device. Where the C conversion runs and the transfer is staged
-    (GPUs, large batches), each chunk's limbs are made in a staging buffer while the last
-    chunk crosses the bus: no fresh host array of the whole batch, whose page faults cost as
-    much as the conversion, and the conversion overlaps the transfer (issue 47)."""
-    n, m = len(s), limbs_for(s.bits)
+    if (radix.worth_it(s.bits) and (n == 1 or not s.c) and n
+            and all(type(v) is int for v in s.vals[r0:r1])):
+        mags = s.magnitudes()[r0:r1]
+        return BigIntArray(ctx, radix.upload(ctx, mags, m), s.bits, neg)
+    # Where the C conversion runs and the transfer is staged (GPUs, large batches), each
+    # chunk's limbs are made in a staging buffer while the last chunk crosses the bus: no fresh
+    # host array of the whole batch, whose page faults cost as much as the conversion, and the
+    # conversion overlaps the transfer (issue 47).
     if s.c and n:
         def fill(stage, a, b):
-            convert.pack_range(s, stage.view(np.uint32).reshape(b - a, m), a, b)
+            convert.pack_range(s, stage.view(np.uint32).reshape(b - a, m), r0 + a, r0 + b)
         data = ctx.rows_to_device((n, m), fill)
         if data is not None:
-            return BigIntArray(ctx, data, s.bits, s.neg)
-    return _upload(ctx, convert.pack(s), s.bits, s.neg)
+            return BigIntArray(ctx, data, s.bits, neg)
+    part = s if (r0, r1) == (0, len(s)) else convert.Scanned(s.vals[r0:r1], s.bits, neg, s.c)
+    return _upload(ctx, convert.pack(part), s.bits, neg)
 
 
 def _one_dimension(values: list) -> None:
