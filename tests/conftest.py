@@ -54,6 +54,9 @@ BASE_SEED = int(os.environ.get("CLBIG_TEST_SEED", "20240601"))
 # tests the kernels, so it keeps every row on the device unless a test says otherwise
 # (test_modular.py tests the host path and the default).
 os.environ.setdefault("CLBIG_POWMOD_HOST_ROWS", "0")
+# The same for the number theory's few rows of plain ints (clbig.mpz.hostrows);
+# test_numtheory.py tests the host path against the device's.
+os.environ.setdefault("CLBIG_HOST_ROWS", "0")
 # On CPUs auto runs classical products in the lanes kernel (mpn/mul_fp64.lanes_plan). CI has
 # only CPUs, so the suite keeps the GPUs' product kernels under test by default; test_mul.py
 # tests the lanes kernel forced and auto's CPU path (products, division, powers) with it on.

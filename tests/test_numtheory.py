@@ -313,3 +313,77 @@ def test_docstring_examples():
     mod = importlib.import_module("clbig.mpz.numtheory")
     res = doctest.testmod(mod, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert res.failed == 0 and res.attempted >= 14
+
+
+# -- a few rows of plain ints on the host (HOST_ROWS; the suite sets 0 for the kernels) -----------
+def _same(dev, host):
+    """Two results of one call, the device path's and the host path's: values, capacities,
+    signs (of non-zero values), and numpy flags, element by element."""
+    if isinstance(dev, tuple):
+        assert isinstance(host, tuple) and len(dev) == len(host)
+        for d, h in zip(dev, host):
+            _same(d, h)
+    elif isinstance(dev, clbig.BigIntArray):
+        assert isinstance(host, clbig.BigIntArray) and host.bits == dev.bits
+        assert host.tolist() == dev.tolist()
+        assert (host.sign() == dev.sign()).all()
+    elif isinstance(dev, np.ndarray):
+        assert isinstance(host, np.ndarray) and host.dtype == dev.dtype and (host == dev).all()
+    else:
+        assert type(host) is type(dev) and host == dev
+
+
+def test_few_rows_on_the_host_answer_as_the_device(rng, monkeypatch):
+    """Within HOST_ROWS, lcm, gcdext, iroot, is_prime, next_prime and prev_prime of plain ints
+    run with gmpy2 on the host (clbig.profile says so, no kernel runs), with the device path's
+    values, capacities and signs: signed edges, broadcasting, plain ints, mixed widths; and
+    their results feed device operations."""
+    calls = []
+    for bits in (32, 33, 100):
+        pairs = signed_pairs(rng, bits, bits + 40, n=9)
+        a, b = [p[0] for p in pairs], [p[1] for p in pairs]
+        mags = [abs(v) for v in a]
+        calls += [(clbig.lcm, (a, b)), (clbig.lcm, (a, b[0])), (clbig.lcm, (a[1], b[2])),
+                  (clbig.gcdext, (a, b)), (clbig.gcdext, (a[0], b)), (clbig.gcdext, (a[3], b[4])),
+                  (clbig.iroot, (mags, 2)), (clbig.iroot, (mags, 3)), (clbig.iroot, (mags, bits)),
+                  (clbig.iroot, (mags[1], 1)), (clbig.is_prime, (a,)), (clbig.is_prime, (a, 0)),
+                  (clbig.next_prime, (a,)), (clbig.next_prime, (a[2],)),
+                  (clbig.prev_prime, ([v + 3 for v in mags],)), (clbig.prev_prime, (mags[0] + 3, 2))]
+    calls += [(clbig.is_prime, ([0, 1, 2, 3, 997, 1009, 1018081, 1018087, 561, 3215031751,
+                                 1009 * 1013 * 1019, 2**127 - 1, -7],)),
+              (clbig.next_prime, ((-5, 0, 1, 2, 13, 1018080, 2**64),)),
+              (clbig.prev_prime, ([3, 4, 5, 14, 1018090, 2**64],))]
+    for fn, args in calls:
+        monkeypatch.setenv("CLBIG_HOST_ROWS", "0")
+        dev = fn(*args)
+        monkeypatch.setenv("CLBIG_HOST_ROWS", "32")
+        with clbig.profile() as p:
+            host = fn(*args)
+        assert p.kernels == 0 and any("on the host" in s for s in p.notes), (fn.__name__, p.notes)
+        _same(dev, host)
+    g, s, t = clbig.gcdext([240, -6, 5], [46, 4, 0])          # host results on the device next
+    assert (g + 1).tolist() == [3, 3, 6] and (s * 3).tolist() == [-27, -3, 3]
+    assert (clbig.array([240, -6, 5]) * s + clbig.array([46, 4, 0]) * t).tolist() == g.tolist()
+
+
+def test_few_rows_on_the_host_leave_the_rest_to_the_device(rng, monkeypatch):
+    """Past the limit, with keywords, mpz or numpy operands, the device computes; input the
+    device refuses gets its errors (naming the index) from the device path."""
+    monkeypatch.setenv("CLBIG_HOST_ROWS", "3")
+    vals = [rng.getrandbits(64) for _ in range(4)]
+    for fn, args, kw in [(clbig.lcm, (vals, vals), {}), (clbig.is_prime, (vals[:2],), {"reps": 3}),
+                         (clbig.gcdext, ([gmpy2.mpz(5), 7], 3), {}),
+                         (clbig.iroot, (np.array(vals[:2], np.uint64), 2), {})]:
+        with clbig.profile() as p:
+            fn(*args, **kw)
+        assert p.kernels > 0 and not any("on the host" in s for s in p.notes), fn.__name__
+    with pytest.raises(ValueError, match="element 1 is negative"):
+        clbig.iroot([4, -4], 2)
+    with pytest.raises(ValueError, match="index 1"):
+        clbig.prev_prime([5, 2])
+    with pytest.raises(ValueError, match="reps"):
+        clbig.is_prime([5], 1001)
+    with pytest.raises(ValueError, match="length mismatch"):
+        clbig.lcm([1, 2], [1, 2, 3])
+    with pytest.raises(TypeError):
+        clbig.gcdext([1, True], 2)

@@ -866,10 +866,11 @@ def _one_dimension(values: list) -> None:
 
 
 def host_result(ctx: Context, values: list, bits: int) -> BigIntArray:
-    """An array of non-negative ints computed on the host, of capacity `bits`: tolist()
+    """An array of ints computed on the host (any signs), of capacity `bits`: tolist()
     answers from `values`, and the limbs go to the device only when something reads `data`."""
     x = BigIntArray.__new__(BigIntArray)
-    x.ctx, x.bits, x.neg = ctx, int(bits), None
+    neg = np.fromiter((v < 0 for v in values), bool, len(values))
+    x.ctx, x.bits, x.neg = ctx, int(bits), neg if neg.any() else None
     x._known, x._data, x._shape = list(values), None, (len(values), limbs_for(bits))
     x._upload_later = lambda: array(values, bits=bits, ctx=ctx).data
     return x

@@ -34,6 +34,7 @@ from .array import BigIntArray, array, host_result
 from .coerce import coerce, is_scalar
 from .construct import where
 from .dispatch import rows
+from .hostrows import plain_rows
 from .gcd import invert
 from ..runtime.devices import current_context
 
@@ -247,17 +248,6 @@ def _python_base(x: BigIntArray, M: "Modulus") -> BigIntArray:
     return ops.mod(x, M.m)       # Modulus has refused a zero modulus already
 
 
-def _plain_rows(x) -> int:
-    """0 for an int, the length of a non-empty list or tuple of ints, else -1 (for _few_on_host;
-    bools are not ints here, as everywhere in clbig)."""
-    t = type(x)
-    if t is int:
-        return 0
-    if (t is list or t is tuple) and x and all(type(v) is int for v in x):
-        return len(x)
-    return -1
-
-
 def _few_on_host(*args):
     """powmod's fast path (dispatch.rows' `fast`): a few rows of plain ints (ints, or lists or
     tuples of them, broadcasting), exponents >= 0 and moduli >= 1, computed on the host as
@@ -267,7 +257,7 @@ def _few_on_host(*args):
     ordinary path takes (and its errors)."""
     if len(args) != 3:
         return None
-    lens = [_plain_rows(x) for x in args]
+    lens = [plain_rows(x) for x in args]
     if -1 in lens:
         return None
     n = max(lens) or 1

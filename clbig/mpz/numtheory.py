@@ -44,8 +44,8 @@ import gmpy2
 import numpy as np
 
 from ..mpn import numtheory_n
-from . import bitops, ops, signs
-from .array import BigIntArray, from_limbs, limbs_for
+from . import bitops, hostrows, ops, signs
+from .array import BigIntArray, from_limbs, host_result, limbs_for
 from .dispatch import rows
 from .gcd import gcd, invert
 from .modular import Modulus, mulmod, powmod
@@ -134,8 +134,18 @@ def bit_count(a: Operand) -> np.ndarray | int:
 
 
 # -- lcm --------------------------------------------------------------------------------------
+def _lcm_on_host(*args):
+    """lcm's few rows of plain ints (clbig.mpz.hostrows), else None."""
+    got = hostrows.take("lcm", args) if len(args) == 2 else None
+    if got is None:
+        return None
+    ctx, (av, bv), ints = got
+    out = [int(gmpy2.lcm(x, y)) for x, y in zip(av, bv)]
+    return out[0] if ints else host_result(ctx, out, hostrows.capacity(args[0]) + hostrows.capacity(args[1]))
+
+
 @scalar_call("a", "b")
-@rows("gcd")
+@rows("gcd", fast=_lcm_on_host)
 def lcm(a: Operand, b: Operand) -> BigIntArray | int:
     """The least common multiple of every pair of magnitudes, exact, as `gmpy2.lcm`.
 
@@ -175,8 +185,26 @@ def lcm(a: Operand, b: Operand) -> BigIntArray | int:
 
 
 # -- gcdext -----------------------------------------------------------------------------------
+def _gcdext_on_host(*args):
+    """gcdext's few rows of plain ints (clbig.mpz.hostrows), else None; the capacities as the
+    device path gives them (g: gcd's rule)."""
+    got = hostrows.take("gcdext", args) if len(args) == 2 else None
+    if got is None:
+        return None
+    ctx, (av, bv), _ = got
+    g, s, t = zip(*[gcdext_row(x, y) for x, y in zip(av, bv)])
+    ab, bb = hostrows.capacity(args[0]), hostrows.capacity(args[1])
+    gb = min(ab, bb) if max(g).bit_length() <= min(ab, bb) else max(ab, bb)
+    return host_result(ctx, list(g), gb), host_result(ctx, list(s), bb), host_result(ctx, list(t), ab)
+
+
+def gcdext_row(a: int, b: int) -> tuple[int, int, int]:
+    """One row of gcdext on the host: gmpy2's (GMP's mpz_gcdext) as ints."""
+    return tuple(map(int, gmpy2.gcdext(a, b)))
+
+
 @scalar_call("a", "b")
-@rows("gcd")
+@rows("gcd", fast=_gcdext_on_host)
 def gcdext(a: Operand, b: Operand) -> tuple[BigIntArray, BigIntArray, BigIntArray] | tuple[int, int, int]:
     """The gcd and Bezout coefficients of every pair: g = gcd(a, b) = a s + b t.
 
@@ -262,8 +290,23 @@ def _root_index(k) -> int:
     return k
 
 
+def _iroot_on_host(*args):
+    """iroot's few rows of plain non-negative ints and an int k >= 1 (clbig.mpz.hostrows),
+    else None."""
+    if len(args) != 2 or type(args[1]) is not int or args[1] < 1:
+        return None
+    got = hostrows.take("iroot", args[:1])
+    if got is None or min(got[1][0]) < 0:
+        return None
+    ctx, (av,), _ = got
+    k = args[1]
+    roots = [gmpy2.iroot(x, k) for x in av]
+    return (host_result(ctx, [int(r) for r, _ in roots], max(-(-hostrows.capacity(args[0]) // k), 1)),
+            np.array([e for _, e in roots], bool))
+
+
 @scalar_call("a")
-@rows("div")
+@rows("div", fast=_iroot_on_host)
 def iroot(a: Operand, k: Integer) -> tuple[BigIntArray, np.ndarray] | tuple[int, bool]:
     """The integer k-th root of every element and whether it is exact, as `gmpy2.iroot`.
 
@@ -417,8 +460,53 @@ def _bases(reps: int) -> list[int]:
     return out
 
 
+def _prime_row(v: int, bases: list[int]) -> bool:
+    """is_prime's test of one int on the host, the device's steps (trial division, the small
+    primes looked up, then Miller-Rabin with `bases`), so that both give the same answers."""
+    if v < 2:
+        return False
+    if gmpy2.gcd(v, _PRIMORIAL) != 1:
+        return v in _SMALL_SET
+    if v < _TRIAL_COMPLETE:
+        return True
+    x = gmpy2.mpz(v)
+    xm1 = x - 1
+    s = gmpy2.bit_scan1(xm1)
+    d = xm1 >> s
+    for b in bases:                     # the strong probable-prime test of _mr_rows
+        y = gmpy2.powmod(b, d, x)
+        if y == 1 or y == xm1:
+            continue
+        for _ in range(s - 1):
+            y = y * y % x
+            if y == xm1:
+                break
+        else:
+            return False
+    return True
+
+
+def _reps_of(args) -> int | None:
+    """The `reps` of a positional call (args[1], default 25) where it is a valid int, else None
+    (the device path raises its error)."""
+    reps = args[1] if len(args) == 2 else 25
+    return reps if len(args) <= 2 and type(reps) is int and 0 <= reps <= MAX_REPS else None
+
+
+def _is_prime_on_host(*args):
+    """is_prime's few rows of plain ints (clbig.mpz.hostrows), else None."""
+    reps = _reps_of(args)
+    got = None if reps is None or not args else hostrows.take("is_prime", args[:1])
+    if got is None:
+        return None
+    _, (av,), ints = got
+    bases = _bases(reps)
+    out = [_prime_row(v, bases) for v in av]
+    return out[0] if ints else np.array(out, bool)
+
+
 @scalar_call("a")
-@rows("mod")
+@rows("mod", fast=_is_prime_on_host)
 def is_prime(a: Operand, reps: int = 25) -> np.ndarray | bool:
     """Whether every element is (probably) prime, as `gmpy2.is_prime`.
 
@@ -514,8 +602,29 @@ def _mr_rows(x: BigIntArray, bases: list[int]) -> np.ndarray:
 
 
 # -- next_prime -------------------------------------------------------------------------------
+def _next_prime_on_host(*args):
+    """next_prime's few rows of plain ints (clbig.mpz.hostrows), else None: odd candidates
+    upward by is_prime's test, capacity a.bits + 1 (Bertrand: the prime < 2 a)."""
+    reps = _reps_of(args)
+    got = None if reps is None or not args else hostrows.take("next_prime", args[:1])
+    if got is None:
+        return None
+    ctx, (av,), _ = got
+    bases = _bases(reps)
+    out = []
+    for v in av:
+        if v < 2:
+            out.append(2)
+            continue
+        c = v + 1 + (v & 1)             # the first odd above v (2 < v: 2 is never the answer)
+        while not _prime_row(c, bases):
+            c += 2
+        out.append(c)
+    return host_result(ctx, out, hostrows.capacity(args[0]) + 1)
+
+
 @scalar_call("a")
-@rows("mod")
+@rows("mod", fast=_next_prime_on_host)
 def next_prime(a: Operand, reps: int = 25) -> BigIntArray | int:
     """The least prime greater than every element, as `gmpy2.next_prime` (2 for a < 2).
 
@@ -576,8 +685,25 @@ def next_prime(a: Operand, reps: int = 25) -> BigIntArray | int:
     return ops.add(b, off.tolist())
 
 
+def _prev_prime_on_host(*args):
+    """prev_prime's few rows of plain ints >= 3 (clbig.mpz.hostrows), else None."""
+    reps = _reps_of(args)
+    got = None if reps is None or not args else hostrows.take("prev_prime", args[:1])
+    if got is None or min(got[1][0]) < 3:
+        return None
+    ctx, (av,), ints = got
+    bases = _bases(reps)
+    out = []
+    for v in av:
+        c = v - 1 - (v & 1) if v > 3 else 2     # the first odd below v; prev_prime(3) == 2
+        while c > 2 and not _prime_row(c, bases):
+            c -= 2
+        out.append(c)
+    return out[0] if ints else host_result(ctx, out, hostrows.capacity(args[0]))
+
+
 @scalar_call("a")
-@rows("mod")
+@rows("mod", fast=_prev_prime_on_host)
 def prev_prime(a: Operand, reps: int = 25) -> BigIntArray | int:
     """The greatest prime below every element, as `gmpy2.prev_prime`.
 

@@ -84,6 +84,11 @@ _TABLE = (
        "costs the latency of one instance, which CPU cores beat on a few rows (default on GPUs "
        "2, 3, 6 rows per host core for moduli of up to 1024, 2048, more bits, on CPU devices 8, "
        "4, 2; 0: always the device)", False),
+    _s("HOST_ROWS", "count", None, "lcm, gcdext, iroot, is_prime, next_prime and prev_prime of "
+       "plain ints (ints, or lists of them) with at most this many rows run on the host, gmpy2 "
+       "on the calling thread, said in clbig.profile(): a launch, and a first call's builds, cost "
+       "more (default per operation and device kind, clbig.mpz.hostrows.LIMITS; 0: always the "
+       "device)", False),
     _s("POWMOD_FIXED_ROWS", "count", 32, "powmod with one base and one odd modulus for at least "
        "this many rows takes a table of the base's powers shared by every row (kept for the next "
        "call with the same base, modulus and exponent length; 0: never)", False),
