@@ -387,3 +387,22 @@ def test_few_rows_on_the_host_leave_the_rest_to_the_device(rng, monkeypatch):
         clbig.lcm([1, 2], [1, 2, 3])
     with pytest.raises(TypeError):
         clbig.gcdext([1, True], 2)
+
+
+def test_host_row_limits_by_device_kind_and_width(ctx, monkeypatch):
+    """Without HOST_ROWS the limits are the table's for the device's kind, shrinking with the
+    operands' width (1024 / bits, squared for the prime tests), and a call past them runs on
+    the device."""
+    from clbig.mpz import hostrows
+    from clbig.runtime import plan
+    monkeypatch.delenv("CLBIG_HOST_ROWS", raising=False)
+    kind = 0 if plan.is_gpu(ctx) else 1
+    for fam, row in hostrows.LIMITS.items():
+        assert hostrows.limit(ctx, fam, 64) == hostrows.limit(ctx, fam, 1024) == row[kind]
+        assert hostrows.limit(ctx, fam, 2048) == row[kind] // 2 ** row[2]
+    m = hostrows.limit(ctx, "is_prime", 2048)
+    wide = [(v << 2016) + 1 for v in range(10**9, 10**9 + m + 1)]     # 2048 bits
+    for rows, on_host in ((wide[:m], True), (wide, False)):
+        with clbig.profile() as p:
+            assert clbig.is_prime(rows).tolist() == [bool(gmpy2.is_prime(v)) for v in rows]
+        assert (p.kernels == 0) == on_host
