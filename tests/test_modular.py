@@ -534,7 +534,8 @@ def test_powmod_host_rows_default_by_device_type(monkeypatch):
     monkeypatch.delenv("CLBIG_POWMOD_HOST_ROWS", raising=False)
     ctx = clbig.current_context()
     gpu = bool(ctx.device.type & cl.device_type.GPU)
-    table = modular.HOST_ROWS_PER_CORE if gpu else modular.HOST_ROWS_PER_CORE_CPU
+    table = (modular.HOST_ROWS_PER_CORE if gpu else modular.HOST_ROWS_PER_CORE_CPU
+             if ctx.profile.facts.intel_cpu_runtime else modular.HOST_ROWS_PER_CORE_POCL)
     assert modular._per_core(ctx) == table
     with clbig.profile() as p:
         assert clbig.powmod([3], 5, 7).tolist() == [5]
@@ -547,8 +548,9 @@ def test_powmod_host_rows_default_by_device_type(monkeypatch):
 
 def test_host_rows_by_gmp_threads(rng, monkeypatch):
     """The host rows run through gmpy2 in threads with the GIL released, the calling thread
-    taking one row: exact values, edges included, on several cores as on one (the thread
-    count mocked), and the calling thread's gmpy2 context is left as it was."""
+    taking a share: exact values, edges included, on several cores as on one (the thread
+    count mocked), the rows split evenly over the threads, and the calling thread's gmpy2
+    context is left as it was."""
     import gmpy2
     from clbig.mpn import host_powm
     monkeypatch.setenv("CLBIG_POWMOD_HOST_ROWS", "12")
@@ -557,11 +559,15 @@ def test_host_rows_by_gmp_threads(rng, monkeypatch):
     mv = [1, 2, 2**64, 3, rng.getrandbits(2048) | 1, rng.getrandbits(2047) << 1, 1, 9, 2**127 - 1]
     want = [pow(a, e, m) for a, e, m in zip(av, ev, mv)]
     before = gmpy2.get_context().allow_release_gil
+    shares, real = [], host_powm._rows
+    monkeypatch.setattr(host_powm, "_rows", lambda a, e, m: shares.append(len(a)) or real(a, e, m))
     for cores in (1, 2, 5):
         monkeypatch.setitem(host_powm._state, "cores", (cores, host_powm.os.getpid()))
         monkeypatch.setitem(host_powm._state, "pool", (None, None))
+        shares.clear()
         got, threads = host_powm.powm_rows(av, ev, mv)
         assert got == want and threads == min(len(av), cores), cores
+        assert sorted(shares) == ([] if cores == 1 else [4, 5] if cores == 2 else [1, 2, 2, 2, 2])
         assert all(type(v) is int for v in got)
         assert host_powm.powm_rows(av[:1], ev[:1], mv[:1]) == (want[:1], 1)
     assert gmpy2.get_context().allow_release_gil == before

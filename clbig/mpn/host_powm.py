@@ -60,10 +60,19 @@ def powm_rows(av, ev, mv) -> tuple[list[int], int]:
     k = min(len(av), cores())
     if k <= 1:
         return [int(gmpy2.powmod(a, e, m)) for a, e, m in zip(av, ev, mv)], 1
-    # The calling thread computes the first row itself while the pool's threads take the rest:
-    # one thread fewer to wake, which a row of ~0.4 ms (1024 bits) feels.
+    # Each of k threads takes every k-th row, the calling thread one share of them: one
+    # thread fewer to wake, which a row of ~0.4 ms (1024 bits) feels. (The calling thread took
+    # only the first row before, so on two cores one pool thread ran all the others: 64 rows
+    # of 2048 bits took 160 ms, as on one core, against 83 now; 2-core EPYC, 2026-11-29.)
     pool = _pool(max(1, cores() - 1))
-    rest = [pool.submit(gmpy2.powmod, a, e, m) for a, e, m in zip(av[1:], ev[1:], mv[1:])]
+    rest = [pool.submit(_rows, av[j::k], ev[j::k], mv[j::k]) for j in range(1, k)]
+    out = [0] * len(av)
     with _releasing():
-        first = int(gmpy2.powmod(av[0], ev[0], mv[0]))
-    return [first] + [int(f.result()) for f in rest], k
+        out[0::k] = _rows(av[0::k], ev[0::k], mv[0::k])
+    for j, f in enumerate(rest, 1):
+        out[j::k] = f.result()
+    return out, k
+
+
+def _rows(av, ev, mv) -> list[int]:
+    return [int(gmpy2.powmod(a, e, m)) for a, e, m in zip(av, ev, mv)]

@@ -415,11 +415,18 @@ HOST_ROWS_PER_CORE = ((1024, 2), (2048, 3), (1 << 62, 6))
 # 19 / 108 ms in Intel's runtime against GMP's 0.5 / 2.6 / 19, and the device won only from
 # about 32 / 8 / 4 rows (PoCL: from about 200 / 150 / more than 64 rows). Up to these rows
 # per core the host computes them (the rows there cost what the device does, or less).
+# Measured again with the host's rows split evenly over its threads (2026-11-29: before, on two
+# cores one pool thread ran all rows but the first): Intel's runtime met the host near 12 / 12
+# / below 8 rows; PoCL (3.1) only near 128 rows at 1024 and 2048 bits, and at 4096 bits it
+# took 0.73x the device's time up to 64 rows (bench/README.md, "A few rows on the host").
 HOST_ROWS_PER_CORE_CPU = ((1024, 8), (2048, 4), (1 << 62, 2))
+HOST_ROWS_PER_CORE_POCL = ((1024, 64), (2048, 32), (1 << 62, 32))
 
 
 def _per_core(ctx) -> tuple:
-    return HOST_ROWS_PER_CORE if P.is_gpu(ctx) else HOST_ROWS_PER_CORE_CPU
+    if P.is_gpu(ctx):
+        return HOST_ROWS_PER_CORE
+    return HOST_ROWS_PER_CORE_CPU if ctx.profile.facts.intel_cpu_runtime else HOST_ROWS_PER_CORE_POCL
 
 
 def _most_rows(ctx) -> int:

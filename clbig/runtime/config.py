@@ -82,8 +82,8 @@ _TABLE = (
     _s("POWMOD_HOST_ROWS", "count", None, "powmod of at most this many rows (ints, lists, or "
        "arrays read back) runs on the host, GMP on every core, said in clbig.profile(): one launch "
        "costs the latency of one instance, which CPU cores beat on a few rows (default on GPUs "
-       "2, 3, 6 rows per host core for moduli of up to 1024, 2048, more bits, on CPU devices 8, "
-       "4, 2; 0: always the device)", False),
+       "2, 3, 6 rows per host core for moduli of up to 1024, 2048, more bits, on Intel's CPU "
+       "runtime 8, 4, 2, on other CPU devices 64, 32, 32; 0: always the device)", False),
     _s("HOST_ROWS", "count", None, "lcm, gcdext, iroot, is_prime, next_prime and prev_prime of "
        "plain ints (ints, or lists of them) with at most this many rows run on the host, gmpy2 "
        "on the calling thread, said in clbig.profile(): a launch, and a first call's builds, cost "
