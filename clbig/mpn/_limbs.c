@@ -385,11 +385,20 @@ fail:
 
 /* -- limbs to ints ------------------------------------------------------------------- */
 
-/* Limbs in use (the top non-zero limb's index + 1) of the m limbs at p. */
+/* Limbs in use (the top non-zero limb's index + 1) of the m limbs at p. Zero limbs above the
+ * value (a quotient in rows as wide as its dividend, a remainder in the dividend's width) are
+ * skipped eight at a time: a test of zero needs no byte order. */
 static inline Py_ssize_t
 top_limbs(const unsigned char *p, Py_ssize_t m)
 {
     Py_ssize_t top = m;
+    while (top >= 8) {
+        uint64_t w[4];
+        memcpy(w, p + 4 * (top - 8), 32);
+        if (w[0] | w[1] | w[2] | w[3])
+            break;
+        top -= 8;
+    }
     while (top > 0 && load_limb(p + 4 * (top - 1)) == 0)
         top--;
     return top;
@@ -510,17 +519,22 @@ open_rows(const char *what, PyObject *buf, Py_ssize_t n, Py_ssize_t m, PyObject 
 }
 
 /* The digits of the big ints (made by unpack) of rows start..stop-1, items[0..] of a list;
- * runs without the interpreter lock. */
+ * runs without the interpreter lock. Each int's digit count bounds the limbs to read (those
+ * above the value are zero), so the rows are not scanned for their top limb a second time.
+ * Ints of fewer than 3 digits are CPython's own, complete (small_int); one of 3 digits
+ * (64 bits at most) may be too, and is written with the digits it has. */
 static void
-fill_rows(PyObject **items, const unsigned char *base, Py_ssize_t m, const Py_buffer *nv,
-          Py_ssize_t start, Py_ssize_t stop)
+fill_rows(PyObject **items, const unsigned char *base, Py_ssize_t m, Py_ssize_t start,
+          Py_ssize_t stop)
 {
     for (Py_ssize_t i = start; i < stop; i++) {
-        const unsigned char *p = base + (size_t)i * (size_t)m * 4;
-        int neg = nv->obj != NULL && ((const unsigned char *)nv->buf)[i] != 0;
-        Py_ssize_t top = top_limbs(p, m);
-        if (!is_small(p, top, neg))
-            fill_digits(items[i - start], p, top, digits_for(p, top));
+        PyObject *x = items[i - start];
+        int neg;
+        Py_ssize_t nd = digit_count(x, &neg);
+        if (nd < 3)
+            continue;
+        Py_ssize_t top = (Py_ssize_t)(((uint64_t)nd * PyLong_SHIFT + LIMB_BITS - 1) / LIMB_BITS);
+        fill_digits(x, base + (size_t)i * (size_t)m * 4, top < m ? top : m, nd);
     }
 }
 
@@ -573,7 +587,7 @@ unpack(PyObject *self, PyObject *args)
     if (big && !defer) {
         PyObject **items = ((PyListObject *)list)->ob_item;
         Py_BEGIN_ALLOW_THREADS
-        fill_rows(items, base, m, &nv, start, stop);
+        fill_rows(items, base, m, start, stop);
         Py_END_ALLOW_THREADS
     }
     if (make != NULL) {
@@ -632,7 +646,7 @@ unpack_fill(PyObject *self, PyObject *args)
     }
     PyObject **items = ((PyListObject *)list)->ob_item;
     Py_BEGIN_ALLOW_THREADS
-    fill_rows(items, base, m, &nv, start, stop);
+    fill_rows(items, base, m, start, stop);
     Py_END_ALLOW_THREADS
     res = Py_None;
     Py_INCREF(res);
