@@ -129,6 +129,9 @@ def _parser() -> argparse.ArgumentParser:
                          "<device>_<date>_e2e.md and .json into --out")
     ap.add_argument("--e2e-ops", default=None,
                     help="comma-separated subset of the --e2e workloads (default: all)")
+    ap.add_argument("--e2e-rounds", type=int, default=3,
+                    help="--e2e: timed calls of clbig and passes of gmpy2 on one core, in turn; the "
+                         "least of each is reported (default 3)")
     ap.add_argument("--workers", type=int, default=None,
                     help="processes of the gmpy2 (and phe) pool beside --e2e (default: every host core)")
     return ap
@@ -151,7 +154,8 @@ def _check_numbers(args) -> None:
     for flag, v, low, strict in (("--scale", args.scale, 0, False), ("--reps", args.reps, 1, False),
                                  ("--max-op-seconds", args.max_op_seconds, 0, True),
                                  ("--budget", args.budget, 0, True), ("--copy-mib", args.copy_mib, 1, False),
-                                 ("--gmpy2-seconds", args.gmpy2_seconds, 0, False)):
+                                 ("--gmpy2-seconds", args.gmpy2_seconds, 0, False),
+                                 ("--e2e-rounds", args.e2e_rounds, 1, False)):
         if v is None:
             continue
         if v != v or v in (float("inf"), float("-inf")) or (v <= low if strict else v < low):
@@ -509,12 +513,14 @@ def _e2e(args) -> int:
             continue
         try:
             rows = endtoend.run_e2e(ctx, keys, quick=args.quick, scale=args.scale or 0,
-                                    gmpy2_seconds=gmpy2_seconds, workers=args.workers)
+                                    gmpy2_seconds=gmpy2_seconds, workers=args.workers,
+                                    rounds=args.e2e_rounds)
         except AssertionError as e:
             print(f"clbig.bench: WRONG RESULT, benchmark aborted:\n{e}", file=sys.stderr)
             return 2
         md = (f"End to end on {ctx.name}, {_dt.now():%Y-%m-%d}; gmpy2 {__import__('gmpy2').version()}, "
-              f"{os.cpu_count()} host cores\n\n" + endtoend.markdown(rows))
+              f"{os.cpu_count()} host cores; clbig's call and gmpy2 on one core the least of "
+              f"{args.e2e_rounds} rounds each, in turn\n\n" + endtoend.markdown(rows))
         stem = "".join(c if c.isalnum() else "-" for c in ctx.name.lower())[:60].strip("-")
         base = os.path.join(out, f"{stem}_{_dt.now():%Y%m%d_%H%M%S}_e2e")
         os.makedirs(out, exist_ok=True)
