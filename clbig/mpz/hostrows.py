@@ -69,9 +69,9 @@ def limit(ctx, family: str, bits: int = 1024) -> int:
 
 
 def take(family: str, operands: tuple):
-    """(ctx, columns, all_ints) where `operands` are plain and at most `family`'s host limit of
-    rows (columns: one list of n ints per operand, broadcast; all_ints: no operand is a list),
-    else None."""
+    """(ctx, columns) where `operands` are plain and at most `family`'s host limit of rows
+    (columns: one list of n ints per operand, broadcast), else None. (A call of plain ints
+    alone reaches the families as one-element lists: coerce.scalar_call.)"""
     lens = [plain_rows(x) for x in operands]
     if -1 in lens:
         return None
@@ -88,4 +88,4 @@ def take(family: str, operands: tuple):
     if profiling.active():
         profiling.note(f"{family}: {n} rows of plain ints on the host, gmpy2 on this thread (at "
                        f"most {most} there: a launch on {ctx.name} costs more; HOST_ROWS)")
-    return ctx, cols, not any(lens)
+    return ctx, cols

@@ -139,9 +139,9 @@ def _lcm_on_host(*args):
     got = hostrows.take("lcm", args) if len(args) == 2 else None
     if got is None:
         return None
-    ctx, (av, bv), ints = got
+    ctx, (av, bv) = got
     out = [int(gmpy2.lcm(x, y)) for x, y in zip(av, bv)]
-    return out[0] if ints else host_result(ctx, out, hostrows.capacity(args[0]) + hostrows.capacity(args[1]))
+    return host_result(ctx, out, hostrows.capacity(args[0]) + hostrows.capacity(args[1]))
 
 
 @scalar_call("a", "b")
@@ -191,7 +191,7 @@ def _gcdext_on_host(*args):
     got = hostrows.take("gcdext", args) if len(args) == 2 else None
     if got is None:
         return None
-    ctx, (av, bv), _ = got
+    ctx, (av, bv) = got
     g, s, t = zip(*[gcdext_row(x, y) for x, y in zip(av, bv)])
     ab, bb = hostrows.capacity(args[0]), hostrows.capacity(args[1])
     gb = min(ab, bb) if max(g).bit_length() <= min(ab, bb) else max(ab, bb)
@@ -298,7 +298,7 @@ def _iroot_on_host(*args):
     got = hostrows.take("iroot", args[:1])
     if got is None or min(got[1][0]) < 0:
         return None
-    ctx, (av,), _ = got
+    ctx, (av,) = got
     k = args[1]
     roots = [gmpy2.iroot(x, k) for x in av]
     return (host_result(ctx, [int(r) for r, _ in roots], max(-(-hostrows.capacity(args[0]) // k), 1)),
@@ -493,16 +493,21 @@ def _reps_of(args) -> int | None:
     return reps if len(args) <= 2 and type(reps) is int and 0 <= reps <= MAX_REPS else None
 
 
+def _prime_rows(family: str, args):
+    """(ctx, the values, the Miller-Rabin bases) of a positional call of a prime family
+    (a, reps) that clbig.mpz.hostrows takes, else None."""
+    reps = _reps_of(args)
+    got = None if reps is None or not args else hostrows.take(family, args[:1])
+    return None if got is None else (got[0], got[1][0], _bases(reps))
+
+
 def _is_prime_on_host(*args):
     """is_prime's few rows of plain ints (clbig.mpz.hostrows), else None."""
-    reps = _reps_of(args)
-    got = None if reps is None or not args else hostrows.take("is_prime", args[:1])
+    got = _prime_rows("is_prime", args)
     if got is None:
         return None
-    _, (av,), ints = got
-    bases = _bases(reps)
-    out = [_prime_row(v, bases) for v in av]
-    return out[0] if ints else np.array(out, bool)
+    _, av, bases = got
+    return np.array([_prime_row(v, bases) for v in av], bool)
 
 
 @scalar_call("a")
@@ -605,12 +610,10 @@ def _mr_rows(x: BigIntArray, bases: list[int]) -> np.ndarray:
 def _next_prime_on_host(*args):
     """next_prime's few rows of plain ints (clbig.mpz.hostrows), else None: odd candidates
     upward by is_prime's test, capacity a.bits + 1 (Bertrand: the prime < 2 a)."""
-    reps = _reps_of(args)
-    got = None if reps is None or not args else hostrows.take("next_prime", args[:1])
+    got = _prime_rows("next_prime", args)
     if got is None:
         return None
-    ctx, (av,), _ = got
-    bases = _bases(reps)
+    ctx, av, bases = got
     out = []
     for v in av:
         if v < 2:
@@ -687,19 +690,17 @@ def next_prime(a: Operand, reps: int = 25) -> BigIntArray | int:
 
 def _prev_prime_on_host(*args):
     """prev_prime's few rows of plain ints >= 3 (clbig.mpz.hostrows), else None."""
-    reps = _reps_of(args)
-    got = None if reps is None or not args else hostrows.take("prev_prime", args[:1])
-    if got is None or min(got[1][0]) < 3:
+    got = _prime_rows("prev_prime", args)
+    if got is None or min(got[1]) < 3:
         return None
-    ctx, (av,), ints = got
-    bases = _bases(reps)
+    ctx, av, bases = got
     out = []
     for v in av:
         c = v - 1 - (v & 1) if v > 3 else 2     # the first odd below v; prev_prime(3) == 2
         while c > 2 and not _prime_row(c, bases):
             c -= 2
         out.append(c)
-    return out[0] if ints else host_result(ctx, out, hostrows.capacity(args[0]))
+    return host_result(ctx, out, hostrows.capacity(args[0]))
 
 
 @scalar_call("a")
