@@ -72,15 +72,16 @@ def take(family: str, operands: tuple):
     """(ctx, columns) where `operands` are plain and at most `family`'s host limit of rows
     (columns: one list of n ints per operand, broadcast), else None. (A call of plain ints
     alone reaches the families as one-element lists: coerce.scalar_call.)"""
+    ctx = current_context()
+    if getattr(ctx, "is_multi", False) or any(
+            type(x) in (list, tuple) and len(x) > limit(ctx, family, 0) for x in operands):
+        return None       # a long batch, before its values are read (the limit at narrow widths)
     lens = [plain_rows(x) for x in operands]
     if -1 in lens:
         return None
     n = max(lens) or 1
     if any(k > 1 and k != n for k in lens):
         return None                     # lengths the device path refuses, with its message
-    ctx = current_context()
-    if getattr(ctx, "is_multi", False) or n > limit(ctx, family, 0):
-        return None                     # (the limit at narrow widths: the most it can be)
     most = limit(ctx, family, max(capacity(x) for x in operands))
     if n > most:
         return None
