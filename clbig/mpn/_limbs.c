@@ -22,7 +22,8 @@
  * seq is a tuple (it holds a reference to every int, and ints never change, so no other thread
  * can free or alter what is read); unpack allocates the new ints with the lock held, fills their
  * digits without it (no other thread can see them yet), and applies make with it again; with
- * defer it leaves the filling to unpack_fill, which another thread may run meanwhile.
+ * defer it leaves the filling to unpack_fill, which another thread may run meanwhile, its check
+ * of the ints and their fill both without the lock.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -607,6 +608,28 @@ done:
     return list;
 }
 
+/* The first row of start..stop-1 whose item is not the int unpack(..., defer) left for it (an
+ * exact int of the row's digit count and sign, referenced by the list alone), or -1. Reads the
+ * ints' headers only, so it may run without the interpreter lock (see unpack_fill). */
+static Py_ssize_t
+check_rows(PyObject **items, const unsigned char *base, Py_ssize_t m, const Py_buffer *nv,
+           Py_ssize_t start, Py_ssize_t stop)
+{
+    for (Py_ssize_t i = start; i < stop; i++) {
+        const unsigned char *p = base + (size_t)i * (size_t)m * 4;
+        int neg = nv->obj != NULL && ((const unsigned char *)nv->buf)[i] != 0;
+        Py_ssize_t top = top_limbs(p, m);
+        if (is_small(p, top, neg))
+            continue;
+        PyObject *x = items[i - start];
+        int xneg;
+        if (!PyLong_CheckExact(x) || Py_REFCNT(x) != 1 || digit_count(x, &xneg) != digits_for(p, top)
+                || xneg != neg)
+            return i;
+    }
+    return -1;
+}
+
 /* unpack_fill(list, buf, n, m, neg[, start, stop]): the digits of the ints unpack(..., defer)
  * left empty in list, from the same rows, without the interpreter lock. Each of them is
  * checked first (an exact int of this row's digit count and sign, referenced by the list
@@ -629,25 +652,23 @@ unpack_fill(PyObject *self, PyObject *args)
         goto done;
     }
     const unsigned char *base = (const unsigned char *)view.buf;
-    for (Py_ssize_t i = start; i < stop; i++) {
-        const unsigned char *p = base + (size_t)i * (size_t)m * 4;
-        int neg = nv.obj != NULL && ((const unsigned char *)nv.buf)[i] != 0;
-        Py_ssize_t top = top_limbs(p, m);
-        if (is_small(p, top, neg))
-            continue;
-        PyObject *x = PyList_GET_ITEM(list, i - start);
-        int xneg;
-        if (!PyLong_CheckExact(x) || Py_REFCNT(x) != 1 || digit_count(x, &xneg) != digits_for(p, top)
-                || xneg != neg) {
-            PyErr_Format(PyExc_ValueError, "unpack_fill: item %zd is not the int unpack left for row %zd",
-                         i - start, i);
-            goto done;
-        }
-    }
     PyObject **items = ((PyListObject *)list)->ob_item;
+    Py_ssize_t bad = -1;
+    /* The check and the fill both run without the interpreter lock, so that the thread making
+     * the next range's ints (unpack, which holds the lock for a whole range) does not wait for
+     * this one's check, nor this one for it. Only this call and the list's owner, which waits
+     * for it, reach these ints: unpack made them, and the check below is that they are still
+     * those ints, referenced by the list alone. */
     Py_BEGIN_ALLOW_THREADS
-    fill_rows(items, base, m, start, stop);
+    bad = check_rows(items, base, m, &nv, start, stop);
+    if (bad < 0)
+        fill_rows(items, base, m, start, stop);
     Py_END_ALLOW_THREADS
+    if (bad >= 0) {
+        PyErr_Format(PyExc_ValueError, "unpack_fill: item %zd is not the int unpack left for row %zd",
+                     bad - start, bad);
+        goto done;
+    }
     res = Py_None;
     Py_INCREF(res);
 done:
