@@ -73,9 +73,11 @@ def take(family: str, operands: tuple):
     (columns: one list of n ints per operand, broadcast), else None. (A call of plain ints
     alone reaches the families as one-element lists: coerce.scalar_call.)"""
     ctx = current_context()
-    if getattr(ctx, "is_multi", False) or any(
-            type(x) in (list, tuple) and len(x) > limit(ctx, family, 0) for x in operands):
-        return None       # a long batch, before its values are read (the limit at narrow widths)
+    if getattr(ctx, "is_multi", False):
+        return None
+    ceiling = limit(ctx, family, 0)     # the limit at narrow widths: the most it can be
+    if any(type(x) in (list, tuple) and len(x) > ceiling for x in operands):
+        return None                     # a long batch, before its values are read
     lens = [plain_rows(x) for x in operands]
     if -1 in lens:
         return None

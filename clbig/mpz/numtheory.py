@@ -192,15 +192,10 @@ def _gcdext_on_host(*args):
     if got is None:
         return None
     ctx, (av, bv) = got
-    g, s, t = zip(*[gcdext_row(x, y) for x, y in zip(av, bv)])
+    g, s, t = zip(*[map(int, gmpy2.gcdext(x, y)) for x, y in zip(av, bv)])   # GMP's mpz_gcdext
     ab, bb = hostrows.capacity(args[0]), hostrows.capacity(args[1])
     gb = min(ab, bb) if max(g).bit_length() <= min(ab, bb) else max(ab, bb)
     return host_result(ctx, list(g), gb), host_result(ctx, list(s), bb), host_result(ctx, list(t), ab)
-
-
-def gcdext_row(a: int, b: int) -> tuple[int, int, int]:
-    """One row of gcdext on the host: gmpy2's (GMP's mpz_gcdext) as ints."""
-    return tuple(map(int, gmpy2.gcdext(a, b)))
 
 
 @scalar_call("a", "b")
