@@ -191,6 +191,29 @@ def test_prod():
     assert clbig.prod(vals + [0]) == 0
 
 
+def test_prod_of_a_few_values_on_the_host(rng, monkeypatch):
+    """Within prod's host limit (in total bits) the product is gmpy2's tree on the host, for
+    plain lists, numpy arrays and arrays on the device alike, no kernel run, and equal to the
+    device's tree; past it the device multiplies."""
+    vals = signed_values(rng, 1056, 37) + [mask(1056), -1, 1]
+    cases = [vals, [v for v in vals if v], np.array([2**63 - 1, -5, 7] * 9, np.int64),
+             [mask(32)] * 65, [-3, 2], [0, 2**4000]]
+    for x in cases:
+        monkeypatch.setenv("CLBIG_HOST_ROWS", "0")
+        dev = clbig.prod(x)
+        monkeypatch.setenv("CLBIG_HOST_ROWS", "64")          # 64 rows of 1024 bits
+        for y in (x, clbig.array(x)):
+            with clbig.profile() as p:
+                assert clbig.prod(y) == dev == math.prod(int(v) for v in x)
+            assert p.kernels == 0 and any("on the host" in s for s in p.notes)
+    monkeypatch.setenv("CLBIG_HOST_ROWS", "4")               # 4096 bits in all
+    for n, on_host in ((2, True), (3, False)):
+        x = [rng.getrandbits(2048) | 1 << 2047 for _ in range(n)]
+        with clbig.profile() as p:
+            assert clbig.prod(x) == math.prod(x)
+        assert (p.kernels == 0) == on_host
+
+
 @pytest.mark.parametrize("n", [1, 2, BATCH])
 @pytest.mark.parametrize("bits", WIDTHS)
 def test_min_max_arg(rng, n, bits):

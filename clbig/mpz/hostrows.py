@@ -35,6 +35,11 @@ LIMITS = {
     "is_prime": (64, 128, 2),
     "next_prime": (8, 32, 2),
     "prev_prime": (8, 32, 2),
+    # prod's limit is in total bits, rows x 1024 (reduce.prod): where the H200's warm product
+    # tree caught up with gmpy2's, between 2^18 and 2^19 bits; on Intel's runtime and PoCL
+    # (2 cores) gmpy2 was faster up to 2^25, the largest measured (bench/README.md, "Products
+    # of a few values on the host", 2026-11-29).
+    "prod": (256, 32768, 1),
 }
 
 

@@ -6,7 +6,8 @@ argsort, as functions and as BigIntArray methods.
    level, every size one build); the two sums are downloaded and subtracted once.
  * prod: a product tree of clbig's own products (signs included), the rows of each level
    gathered on the device and the capacity trimmed to the level's largest value (a product
-   tree's capacities would otherwise double faster than its values).
+   tree's capacities would otherwise double faster than its values); a product of few bits
+   in all is gmpy2's tree on the host (hostrows' "prod" limit).
  * min / max / argmin / argmax / sort / argsort: the limbs are downloaded and ordered on the
    host by exact keys: the sign first, then the limbs from the most significant, complemented
    for negative values (a larger magnitude is a smaller negative number); min and max narrow
@@ -22,9 +23,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from . import ops, rowops
+from ..runtime import profiling
+from ..runtime.devices import current_context
+from . import hostrows, ops, rowops
 from .array import BigIntArray, array, limbs_for
-from .coerce import ndarray_values
+from .coerce import MPZ, ndarray_values
 
 if TYPE_CHECKING:
     from .types import Operand
@@ -94,7 +97,10 @@ def prod(x: Operand) -> int:
     """The exact product of the elements, as Python's `math.prod` of the ints.
 
     A product tree on the device (signs included): each level multiplies pairs of rows, its
-    capacity trimmed to its largest value. Also the method ``x.prod()``.
+    capacity trimmed to its largest value. A product of fewer bits in all than the host limit
+    (about 2^18 on GPUs, 2^25 on CPU devices; the HOST_ROWS setting, in rows of 1024 bits) is
+    gmpy2's product tree on the host instead: the result is one int on the host either way,
+    and GMP is faster there than a warm device call. Also the method ``x.prod()``.
 
     Parameters
     ----------
@@ -119,9 +125,15 @@ def prod(x: Operand) -> int:
     >>> clbig.prod([])
     1
     """
+    if isinstance(x, np.ndarray):
+        x = ndarray_values(x, "clbig.prod")
+    if hostrows.plain_rows(x) > 0 and _prod_on_host(current_context(), len(x), hostrows.capacity(x)):
+        return _host_prod(x)
     x = _batch(x, "clbig.prod")
     if not len(x):
         return 1
+    if _prod_on_host(x.ctx, len(x), x.bits):
+        return _host_prod(x.tolist())
     while len(x) > 1:
         h = len(x) // 2
         p = ops.mul(rowops.take(x, np.arange(0, 2 * h, 2)), rowops.take(x, np.arange(1, 2 * h, 2)))
@@ -129,6 +141,30 @@ def prod(x: Operand) -> int:
             p = rowops.concat([p, rowops.take(x, [len(x) - 1])], p.ctx)
         x = trim(p, whole_limbs=True)   # whole limbs: fewer product widths to build
     return _int(x)
+
+
+def _prod_on_host(ctx, n: int, bits: int) -> bool:
+    """Whether a product of n values of up to `bits` bits is GMP's on this thread: up to
+    hostrows' "prod" limit of 1024-bit rows in total bits (the result is one int on the host
+    either way; below the limit a warm device call is slower than GMP's product tree, and a
+    first call builds a kernel per level of the tree: bench/README.md, "Products of a few
+    values on the host")."""
+    if n < 2:
+        return True                     # one value, or none: nothing to multiply
+    return n * bits <= hostrows.limit(ctx, "prod") * 1024
+
+
+def _host_prod(vals) -> int:
+    """The product of the ints by a balanced tree of gmpy2's products (a running product
+    would multiply a growing value by a small one n times: quadratic)."""
+    m = [MPZ(v) for v in vals]
+    if not m:
+        return 1
+    if profiling.active():
+        profiling.note(f"prod: {len(m)} values multiplied on the host by gmpy2 (HOST_ROWS)")
+    while len(m) > 1:
+        m = [m[i] * m[i + 1] for i in range(0, len(m) - 1, 2)] + m[len(m) - 1:] * (len(m) % 2)
+    return int(m[0])
 
 
 def trim(x: BigIntArray, whole_limbs: bool = False) -> BigIntArray:
