@@ -30,9 +30,14 @@ def test_paillier_encrypt_decrypt_as_phe(bits):
     rng = random.Random(bits)
     vals = [0, 1, -1, 7, -123456789, 2.5, -0.125, 1e-7, pk.max_int, -pk.max_int, 2 ** 300, -(2 ** 200) + 3]
     rs = [rng.randrange(1, pk.n) for _ in vals]
+    rs[:2] = [1, pk.n - 1]
     mine = cp.encrypt(pk, vals, r_values=rs)
     ref = [pk.encrypt(v, r_value=r) for v, r in zip(vals, rs)]
     assert [(c.ciphertext(False), c.exponent) for c in mine] == [(c.ciphertext(False), c.exponent) for c in ref]
+    odd = rs[:2] + [sk.p, sk.q, pk.n - sk.p] + rs[5:]      # and r sharing a factor with n
+    held = cp.encrypt(pk, vals, r_values=odd, private_key=sk)  # the key holder's CRT path
+    assert [c.ciphertext(False) for c in held] == [pk.encrypt(v, r_value=r).ciphertext(False) for v, r in zip(vals, odd)]
+    assert cp.decrypt(sk, cp.encrypt(pk, vals, private_key=sk)) == cp.decrypt(sk, mine)
     assert cp.decrypt(sk, mine) == [sk.decrypt(c) for c in ref]
     fresh = cp.encrypt(pk, vals)                         # the system's randomness
     assert cp.decrypt(sk, fresh) == [sk.decrypt(c) for c in fresh] == [sk.decrypt(c) for c in ref]
@@ -88,7 +93,9 @@ def test_paillier_add_as_phe():
 
 def test_paillier_errors_name_the_element():
     pk, sk = keypair(1024)
-    other_pk, _ = keypair(2048)
+    other_pk, other_sk = keypair(2048)
+    with pytest.raises(ValueError, match="another public key"):
+        cp.encrypt(pk, [1], private_key=other_sk)
     c = cp.encrypt(pk, [1, 2])
     with pytest.raises(ValueError, match="element 1 was encrypted against a different key"):
         cp.decrypt(sk, [c[0], other_pk.encrypt(1)])
@@ -112,11 +119,16 @@ def _ints(limbs):
     return [int.from_bytes(row.astype("<u4").tobytes(), "little") for row in limbs]
 
 
-def test_obfuscator_draws_and_the_limb_comparison():
+def test_obfuscator_draws_and_the_limb_comparison(monkeypatch):
     """The obfuscators are drawn as limbs: every value of a small range [1, n) comes up and
     nothing outside it (n across a limb boundary, of a few bits, and a power of two), and the
-    rows-below-n test agrees with Python's < on rows equal to n, one limb off, and zero."""
+    rows-below-n test agrees with Python's < on rows equal to n, one limb off, and zero. Large
+    draws come from threads in pieces, every piece filled."""
     import numpy as np
+    monkeypatch.setattr(cp, "_BYTES_PER_THREAD", 100)
+    raw = cp._random_bytes(1001)
+    assert len(raw) == 1001 and all(any(raw[i:i + 100]) for i in range(0, 1000, 100))
+    assert len(cp._obfuscators(2 ** 2048 - 159, 0)) == 0
     for n in (7, 2 ** 32 + 3, 2 ** 33, (2 ** 64 - 1) * 3):
         got = _ints(cp._obfuscators(n, 600))
         assert len(got) == 600 and all(1 <= r < n for r in got), n

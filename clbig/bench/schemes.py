@@ -103,9 +103,11 @@ def _ciphertexts(pk, values, rng):
     return out
 
 
-def _paillier_encrypt(rng, n):
+def _paillier_encrypt(rng, n, holder: bool = False):
+    """phe's encryptions; with `holder`, clbig is given the private key (the CRT path)."""
     from clbig.crypto import paillier as cp
     pk, sk = _paillier_keys()
+    key = sk if holder else None
     values = _values(rng, n)
 
     def check(got, ref, k):
@@ -115,7 +117,7 @@ def _paillier_encrypt(rng, n):
         if len({c.ciphertext(be_secure=False) for c in got}) != n:
             return "two ciphertexts are equal: the randomness repeats"
         return None
-    return Case(lambda: cp.encrypt(pk, values), values, _phe_encrypt, check,
+    return Case(lambda: cp.encrypt(pk, values, private_key=key), values, _phe_encrypt, check,
                 f"phe decrypts {min(n, SAMPLE)} of {{n}}, all distinct")
 
 
@@ -174,6 +176,9 @@ def _rsa_blind_sign(rng, n):
 SCHEMES = {s.key: s for s in [
     Scheme("paillier2048enc", "Paillier-2048 encryptions of 32-bit ints, list -> EncryptedNumbers",
            100_000, 64, "phe", _paillier_encrypt),
+    Scheme("paillier2048encsk", "Paillier-2048 encryptions by the key's holder (private_key given), "
+           "list -> EncryptedNumbers", 100_000, 64, "phe",
+           lambda rng, n: _paillier_encrypt(rng, n, holder=True)),
     Scheme("paillier2048dec", "Paillier-2048 decryptions, EncryptedNumbers -> list",
            100_000, 64, "phe", _paillier_decrypt),
     Scheme("paillier2048dot", "Paillier-2048 dot with 64-bit weights, EncryptedNumbers -> EncryptedNumber",

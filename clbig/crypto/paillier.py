@@ -18,6 +18,7 @@ docs' security notes): decryption's exponents are the secret p - 1, q - 1.
 from __future__ import annotations
 
 import os
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 import numpy as np
@@ -65,21 +66,48 @@ def _obfuscators(n: int, k: int) -> np.ndarray:
     """k values uniform in [1, n) from the operating system's generator (as phe's
     SystemRandom().randrange), as (k, limbs) uint32 limbs, least significant first: bit strings
     as long as n, drawn in bulk, those outside [1, n) drawn again (fewer than half). No Python
-    int is made: the rows go to the device as they are (100,000 draws of 2048 bits: 143 ms
-    against 206 as ints, of which os.urandom 79; 2-core EPYC, 2026-11-29)."""
+    int is made: the rows go to the device as they are. Only rows whose top limb equals n's
+    (or is zero) are compared whole (100,000 draws of 2048 bits on a 2-core EPYC: 206 ms as
+    ints, 120-143 as limbs compared whole, of which os.urandom 66-79)."""
     bits = n.bit_length()
     m = -(-bits // 32)
     top = np.uint32((1 << (bits - 32 * (m - 1))) - 1)              # the top limb's bits
     nl = np.array([(n >> (32 * i)) & 0xFFFFFFFF for i in range(m)], np.uint32)
+    accept = n / (1 << bits)                            # at least a half
     parts, have = [], 0
     while have < k:
-        want = k - have
-        raw = np.frombuffer(os.urandom(4 * m * want), np.uint32).reshape(want, m).copy()
+        want = int((k - have) / accept * 1.01) + 64     # mostly one draw
+        raw = np.frombuffer(_random_bytes(4 * m * want), np.uint32).reshape(want, m)
         raw[:, -1] &= top
-        keep = _below(raw, nl) & raw.any(axis=1)
-        parts.append(raw[keep])
-        have += int(keep.sum())
-    return np.concatenate(parts)[:k]
+        hi = raw[:, -1]
+        keep = hi < nl[-1]                              # below n whatever the lower limbs
+        tie = np.flatnonzero(hi == nl[-1])
+        keep[tie] = _below(raw[tie], nl)
+        low = np.flatnonzero(hi == 0)                   # zero only if every limb is
+        keep[low] &= raw[low].any(axis=1)
+        parts.append(raw[keep][:k - have])
+        have += len(parts[-1])
+    return parts[0] if len(parts) == 1 else np.concatenate(parts or [np.zeros((0, m), np.uint32)])
+
+
+#: Draws of more bytes than this come from several threads at once: the kernel's generator
+#: runs per CPU, and os.urandom releases the GIL while it reads.
+_BYTES_PER_THREAD = 1 << 22
+
+
+def _random_bytes(size: int) -> bytearray:
+    """size bytes from os.urandom, writable, drawn in pieces on threads where large."""
+    buf = bytearray(size)
+    cuts = list(range(0, size, _BYTES_PER_THREAD)) + [size]
+    if len(cuts) <= 2:
+        buf[:] = os.urandom(size)
+        return buf
+
+    def fill(i):
+        buf[cuts[i]:cuts[i + 1]] = os.urandom(cuts[i + 1] - cuts[i])
+    with ThreadPoolExecutor(min(len(cuts) - 1, os.cpu_count() or 1)) as pool:
+        list(pool.map(fill, range(len(cuts) - 1)))
+    return buf
 
 
 def _below(rows: np.ndarray, limit: np.ndarray) -> np.ndarray:
@@ -100,16 +128,19 @@ def _numbers(public_key, cts: list, exps: list, obfuscated: bool) -> list:
     by that name, the numbers stay as its constructor makes them."""
     cls = _phe().EncryptedNumber
     out = [cls(public_key, x, e) for x, e in zip(cts, exps)]
-    flag = "_EncryptedNumber__is_obfuscated"
-    if obfuscated and out and flag in vars(out[0]):
-        for x in out:
-            vars(x)[flag] = True
+    if obfuscated and out and "_EncryptedNumber__is_obfuscated" in vars(out[0]):
+        for x in out:       # the mangled name as phe's class writes it (vars(x)[...]: 1.7x slower)
+            x._EncryptedNumber__is_obfuscated = True
     return out
 
 
 def encrypt(public_key: PaillierPublicKey, values: Iterable[Any], precision: float | None = None,
-            r_values: Sequence[int] | None = None) -> list[EncryptedNumber]:
+            r_values: Sequence[int] | None = None,
+            private_key: PaillierPrivateKey | None = None) -> list[EncryptedNumber]:
     """phe `EncryptedNumber`s of the values, as ``public_key.encrypt(v, precision, r)`` gives.
+
+    The key's holder may pass the private key: the same ciphertexts then come from powers
+    modulo p, p^2, q and q^2 instead of n^2, several times faster (see `_obfuscation`).
 
     Parameters
     ----------
@@ -122,6 +153,8 @@ def encrypt(public_key: PaillierPublicKey, values: Iterable[Any], precision: flo
     r_values : sequence of int, optional
         The obfuscators, each in [1, n) (default: fresh ones from the operating system's
         generator, as phe's).
+    private_key : phe.paillier.PaillierPrivateKey, optional
+        public_key's private key, where the caller holds it: the same ciphertexts, faster.
 
     Returns
     -------
@@ -131,8 +164,8 @@ def encrypt(public_key: PaillierPublicKey, values: Iterable[Any], precision: flo
     Raises
     ------
     ValueError
-        For a value phe cannot encode (naming phe's reason), or r_values of another length or
-        outside [1, n) (naming the index).
+        For a value phe cannot encode (naming phe's reason), r_values of another length or
+        outside [1, n) (naming the index), or a private key of another public key.
     ImportError
         Without python-paillier.
 
@@ -145,13 +178,37 @@ def encrypt(public_key: PaillierPublicKey, values: Iterable[Any], precision: flo
     >>> [sk.decrypt(x) for x in c], cp.decrypt(sk, c)
     ([1, -2, 3.5], [1, -2, 3.5])
     """
+    if private_key is not None and private_key.public_key.n != public_key.n:
+        raise ValueError("encrypt: the private key belongs to another public key")
     values = list(values)
     encodings, exponents = _encodings(public_key, values, precision)
-    c = _encrypt_raw(public_key, encodings, r_values)
+    c = _encrypt_raw(public_key, encodings, r_values, private_key)
     return _numbers(public_key, c, exponents, obfuscated=r_values is None)
 
 
-def _encrypt_raw(public_key, encodings: list, r_values) -> list:
+def _obfuscation(r_values, n: int, private_key) -> BigIntArray:
+    """r^n mod n^2 of each r in [1, n): one power modulo n^2 with the n-bit exponent n, or,
+    with the private key (n = pq), by the CRT from r^n mod p^2 and mod q^2. Modulo p^2, r^n
+    lies in the subgroup of order p - 1, where x^p mod p^2 depends on x mod p alone (it is
+    the Teichmueller lift of x mod p, and multiplicative), so
+
+        r^n = (r^q)^p = (r^q mod p)^p mod p^2,   r^q mod p = r^(q mod (p - 1)) mod p:
+
+    a power modulo p with a |p|-bit exponent, then one modulo p^2 with the exponent p, where
+    the plain CRT takes a 2|p|-bit exponent modulo p^2 and the public path a 2|n|-bit one
+    modulo n^2 (GMP on one core, 200 powers of a 2048-bit n: 1785 ms plain, 999 ms by the
+    CRT, 652 ms so)."""
+    if private_key is None:
+        return powmod(r_values, n, Modulus(n * n))
+    p, q = private_key.p, private_key.q
+    p2, q2 = p * p, q * q
+    tp = powmod(powmod(r_values, q % (p - 1), p), p, Modulus(p2))      # r^n mod p^2
+    tq = powmod(powmod(r_values, p % (q - 1), q), q, Modulus(q2))      # r^n mod q^2
+    h = mulmod(ops.mod(ops.sub(tq, tp), q2), pow(p2, -1, q2), Modulus(q2))
+    return ops.add(tp, ops.mul(h, p2))                  # < p^2 + p^2 (q^2 - 1) = n^2
+
+
+def _encrypt_raw(public_key, encodings: list, r_values, private_key=None) -> list:
     n, nsq = public_key.n, public_key.nsquare
     k = len(encodings)
     if k == 0 and r_values is None:
@@ -167,10 +224,9 @@ def _encrypt_raw(public_key, encodings: list, r_values) -> list:
             raise ValueError(f"encrypt: r_values[{bad[0]}] is outside [1, n)")
     if k == 0:
         return []
-    M = Modulus(nsq)
-    obf = powmod(r_values, n, M)                          # r^n mod n^2, one exponent for all
+    obf = _obfuscation(r_values, n, private_key)          # r^n mod n^2, one exponent for all
     nude = ops.add(ops.mul(encodings, n), 1)              # (1 + m n) < n^2 for m < n
-    return mulmod(nude, obf, M).tolist()
+    return mulmod(nude, obf, Modulus(nsq)).tolist()
 
 
 def decrypt(private_key: PaillierPrivateKey, ciphertexts: Sequence[EncryptedNumber]) -> list:
