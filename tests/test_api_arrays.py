@@ -197,11 +197,11 @@ def test_prod_of_a_few_values_on_the_host(rng, monkeypatch):
     device's tree; past it the device multiplies."""
     vals = signed_values(rng, 1056, 37) + [mask(1056), -1, 1]
     cases = [vals, [v for v in vals if v], np.array([2**63 - 1, -5, 7] * 9, np.int64),
-             [mask(32)] * 65, [-3, 2], [0, 2**4000]]
+             [mask(32)] * 65, [-3, 2], [0, 2**4000], [v or 1 for v in signed_values(rng, 2000, 61)]]
     for x in cases:
         monkeypatch.setenv("CLBIG_HOST_ROWS", "0")
         dev = clbig.prod(x)
-        monkeypatch.setenv("CLBIG_HOST_ROWS", "64")          # 64 rows of 1024 bits
+        monkeypatch.setenv("CLBIG_HOST_ROWS", "128")         # 128 rows of 1024 bits
         for y in (x, clbig.array(x)):
             with clbig.profile() as p:
                 assert clbig.prod(y) == dev == math.prod(int(v) for v in x)
