@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 import numpy as np
 
+from ..mpn import host_powm
 from ..mpz.array import BigIntArray, array, from_limbs
 from ..mpz.construct import concatenate, where
 from ..mpz.gcd import invert
@@ -105,7 +106,7 @@ def _random_bytes(size: int) -> bytearray:
 
     def fill(i):
         buf[cuts[i]:cuts[i + 1]] = os.urandom(cuts[i + 1] - cuts[i])
-    with ThreadPoolExecutor(min(len(cuts) - 1, os.cpu_count() or 1)) as pool:
+    with ThreadPoolExecutor(min(len(cuts) - 1, host_powm.cores())) as pool:
         list(pool.map(fill, range(len(cuts) - 1)))
     return buf
 
