@@ -209,9 +209,29 @@ def test_prod_of_a_few_values_on_the_host(rng, monkeypatch):
     monkeypatch.setenv("CLBIG_HOST_ROWS", "4")               # 4096 bits in all
     for n, on_host in ((2, True), (3, False)):
         x = [rng.getrandbits(2048) | 1 << 2047 for _ in range(n)]
+        for fn, want in ((clbig.prod, math.prod(x)), (clbig.sum, sum(x))):
+            with clbig.profile() as p:
+                assert fn(x) == want
+            assert (p.kernels == 0) == on_host, fn
+
+
+def test_sum_of_plain_ints_on_the_host(rng, monkeypatch):
+    """Within sum's host limit a list of plain ints (or an integer numpy array) is Python's
+    sum, no kernel run, equal to the device's; an array on the device stays there."""
+    monkeypatch.setenv("CLBIG_HOST_ROWS", "128")
+    cases = [signed_values(rng, 1056, 37) + [mask(1056), -1], [-5], [0, 0], [2**4000, -(2**4000)],
+             np.array([2**63 - 1, -5, 7] * 9, np.int64), np.array([2**64 - 1] * 3, np.uint64)]
+    for x in cases:
+        want = sum(int(v) for v in x)
+        monkeypatch.setenv("CLBIG_HOST_ROWS", "0")
+        assert clbig.sum(x) == want
+        monkeypatch.setenv("CLBIG_HOST_ROWS", "128")
         with clbig.profile() as p:
-            assert clbig.prod(x) == math.prod(x)
-        assert (p.kernels == 0) == on_host
+            assert clbig.sum(x) == want
+        assert p.kernels == 0 and any("on the host" in s for s in p.notes)
+        with clbig.profile() as p:
+            assert clbig.sum(clbig.array(x)) == want
+        assert p.kernels > 0 or len(x) < 2
 
 
 @pytest.mark.parametrize("n", [1, 2, BATCH])

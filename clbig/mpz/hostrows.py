@@ -40,6 +40,11 @@ LIMITS = {
     # (2 cores) gmpy2 was faster up to 2^25, the largest measured (bench/README.md, "Products
     # of a few values on the host", 2026-11-29).
     "prod": (256, 32768, 1),
+    # sum's, likewise in total bits, for lists of plain ints only (arrays stay on the device):
+    # converting and uploading a list costs about what adding it does; the H200 from a list
+    # overtook Python's sum between 2^25 and 2^27 bits (2048-bit values) and past 2^26 (64-bit);
+    # Intel's runtime on 2 cores never did up to 2^28 (bench/README.md, same section).
+    "sum": (32768, 262144, 1),
 }
 
 

@@ -3,7 +3,8 @@ argsort, as functions and as BigIntArray methods.
 
  * sum: the non-negative and the negative elements are summed apart, each by a tree of
    pairwise additions of magnitudes on the device (rows.cl.mako's pairsum: one launch per
-   level, every size one build); the two sums are downloaded and subtracted once.
+   level, every size one build); the two sums are downloaded and subtracted once. A list of
+   plain ints of few bits in all is Python's sum where it is (hostrows' "sum" limit).
  * prod: a product tree of clbig's own products (signs included), the rows of each level
    gathered on the device and the capacity trimmed to the level's largest value (a product
    tree's capacities would otherwise double faster than its values); a product of few bits
@@ -50,8 +51,11 @@ def sum(x: Operand) -> int:   # noqa: A001 (clbig.sum, as numpy's)
     """The exact sum of the elements, as Python's `sum` of the ints.
 
     The non-negative and the negative elements are summed apart on the device, each by a
-    tree of pairwise additions; the two sums are downloaded and subtracted once. Also the
-    method ``x.sum()``.
+    tree of pairwise additions; the two sums are downloaded and subtracted once. A list of
+    plain ints of fewer bits in all than the host limit (about 2^25 on GPUs, 2^28 on CPU
+    devices; the HOST_ROWS setting, in rows of 1024 bits) is summed by Python instead, where
+    it is: converting and uploading it would cost more than adding it. Also the method
+    ``x.sum()``.
 
     Parameters
     ----------
@@ -76,6 +80,12 @@ def sum(x: Operand) -> int:   # noqa: A001 (clbig.sum, as numpy's)
     >>> clbig.sum([])
     0
     """
+    if isinstance(x, np.ndarray):
+        x = ndarray_values(x, "clbig.sum")
+    if hostrows.plain_rows(x) > 0 and _on_host(current_context(), "sum", len(x), hostrows.capacity(x)):
+        if profiling.active():
+            profiling.note(f"sum: {len(x)} plain ints added on the host by Python (HOST_ROWS)")
+        return _python_sum(x)
     x = _batch(x, "clbig.sum")
     if not len(x):
         return 0
@@ -127,12 +137,12 @@ def prod(x: Operand) -> int:
     """
     if isinstance(x, np.ndarray):
         x = ndarray_values(x, "clbig.prod")
-    if hostrows.plain_rows(x) > 0 and _prod_on_host(current_context(), len(x), hostrows.capacity(x)):
+    if hostrows.plain_rows(x) > 0 and _on_host(current_context(), "prod", len(x), hostrows.capacity(x)):
         return _host_prod(x)
     x = _batch(x, "clbig.prod")
     if not len(x):
         return 1
-    if _prod_on_host(x.ctx, len(x), x.bits):
+    if _on_host(x.ctx, "prod", len(x), x.bits):
         return _host_prod(x.tolist())
     while len(x) > 1:
         h = len(x) // 2
@@ -143,15 +153,15 @@ def prod(x: Operand) -> int:
     return _int(x)
 
 
-def _prod_on_host(ctx, n: int, bits: int) -> bool:
-    """Whether a product of n values of up to `bits` bits is GMP's on this thread: up to
-    hostrows' "prod" limit of 1024-bit rows in total bits (the result is one int on the host
-    either way; below the limit a warm device call is slower than GMP's product tree, and a
-    first call builds a kernel per level of the tree: bench/README.md, "Products of a few
+def _on_host(ctx, family: str, n: int, bits: int) -> bool:
+    """Whether a sum or product of n values of up to `bits` bits is the host's, on this
+    thread: up to hostrows' limit for the family in total bits, in rows of 1024 bits (the
+    result is one int on the host either way; below the limit a warm device call is slower
+    than the host's, and a first call builds kernels: bench/README.md, "Products of a few
     values on the host")."""
     if n < 2:
-        return True                     # one value, or none: nothing to multiply
-    return n * bits <= hostrows.limit(ctx, "prod") * 1024
+        return True                     # one value, or none: nothing to add or multiply
+    return n * bits <= hostrows.limit(ctx, family) * 1024
 
 
 def _host_prod(vals) -> int:

@@ -88,7 +88,8 @@ _TABLE = (
        "plain ints (ints, or lists of them) with at most this many rows run on the host, gmpy2 "
        "on the calling thread, said in clbig.profile(): a launch, and a first call's builds, cost "
        "more (default per operation and device kind, clbig.mpz.hostrows.LIMITS; 0: always the "
-       "device); prod of at most this many times 1024 bits in all, lists and arrays", False),
+       "device); prod of at most this many times 1024 bits in all, lists and arrays, and sum of "
+       "lists alike (per kind: LIMITS)", False),
     _s("POWMOD_FIXED_ROWS", "count", 32, "powmod with one base and one odd modulus for at least "
        "this many rows takes a table of the base's powers shared by every row (kept for the next "
        "call with the same base, modulus and exponent length; 0: never)", False),
