@@ -68,6 +68,27 @@ def capacity(x) -> int:
     return 32 * max(1, -(-widest // 32))
 
 
+def plain_within(x, most_bits: float) -> bool:
+    """x is a non-empty list or tuple of ints (bools are not) whose length times its capacity
+    (`capacity`'s rule) is at most most_bits: a sum's or product's host limit. The values are
+    read only until that is decided, so a long or wide batch bound for the device is not read
+    twice (a million 64-bit ints: 80 ms of Python)."""
+    if type(x) not in (list, tuple) or not x:
+        return False
+    n, widest = len(x), 32
+    if n * widest > most_bits:
+        return False
+    for v in x:
+        if type(v) is not int:
+            return False
+        b = v.bit_length()
+        if b > widest:
+            widest = 32 * -(-b // 32)
+            if n * widest > most_bits:
+                return False
+    return True
+
+
 def limit(ctx, family: str, bits: int = 1024) -> int:
     """How many rows of plain ints of up to `bits` bits `family` computes on the host on
     ctx's device: HOST_ROWS where set, else LIMITS scaled to the width."""

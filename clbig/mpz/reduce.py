@@ -20,6 +20,7 @@ Empty batches as Python's: sum 0, prod 1, min/max/argmin/argmax ValueError.
 from __future__ import annotations
 
 import builtins
+import math
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -82,7 +83,7 @@ def sum(x: Operand) -> int:   # noqa: A001 (clbig.sum, as numpy's)
     """
     if isinstance(x, np.ndarray):
         x = ndarray_values(x, "clbig.sum")
-    if hostrows.plain_rows(x) > 0 and _on_host(current_context(), "sum", len(x), hostrows.capacity(x)):
+    if _plain_on_host(x, "sum"):
         if profiling.active():
             profiling.note(f"sum: {len(x)} plain ints added on the host by Python (HOST_ROWS)")
         return _python_sum(x)
@@ -137,12 +138,12 @@ def prod(x: Operand) -> int:
     """
     if isinstance(x, np.ndarray):
         x = ndarray_values(x, "clbig.prod")
-    if hostrows.plain_rows(x) > 0 and _on_host(current_context(), "prod", len(x), hostrows.capacity(x)):
+    if _plain_on_host(x, "prod"):
         return _host_prod(x)
     x = _batch(x, "clbig.prod")
     if not len(x):
         return 1
-    if _on_host(x.ctx, "prod", len(x), x.bits):
+    if len(x) * x.bits <= _host_bits(x.ctx, "prod", len(x)):
         return _host_prod(x.tolist())
     while len(x) > 1:
         h = len(x) // 2
@@ -153,15 +154,18 @@ def prod(x: Operand) -> int:
     return _int(x)
 
 
-def _on_host(ctx, family: str, n: int, bits: int) -> bool:
-    """Whether a sum or product of n values of up to `bits` bits is the host's, on this
-    thread: up to hostrows' limit for the family in total bits, in rows of 1024 bits (the
-    result is one int on the host either way; below the limit a warm device call is slower
-    than the host's, and a first call builds kernels: bench/README.md, "Products of a few
-    values on the host")."""
-    if n < 2:
-        return True                     # one value, or none: nothing to add or multiply
-    return n * bits <= hostrows.limit(ctx, family) * 1024
+def _host_bits(ctx, family: str, n: int) -> float:
+    """The most bits in all that a sum or product of n values is the host's, on this thread:
+    hostrows' limit for the family, in rows of 1024 bits (the result is one int on the host
+    either way; below the limit a warm device call is slower than the host's, and a first
+    call builds kernels: bench/README.md, "Products of a few values on the host"); no limit
+    for fewer than two values, nothing to add or multiply."""
+    return math.inf if n < 2 else hostrows.limit(ctx, family) * 1024
+
+
+def _plain_on_host(x, family: str) -> bool:
+    """x is a list or tuple of plain ints within the host's limit for the family."""
+    return type(x) in (list, tuple) and hostrows.plain_within(x, _host_bits(current_context(), family, len(x)))
 
 
 def _host_prod(vals) -> int:
