@@ -559,8 +559,8 @@ def test_host_rows_by_gmp_threads(rng, monkeypatch):
     mv = [1, 2, 2**64, 3, rng.getrandbits(2048) | 1, rng.getrandbits(2047) << 1, 1, 9, 2**127 - 1]
     want = [pow(a, e, m) for a, e, m in zip(av, ev, mv)]
     before = gmpy2.get_context().allow_release_gil
-    shares, real = [], host_powm._each
-    monkeypatch.setattr(host_powm, "_each", lambda fn, rows: shares.append(len(rows)) or real(fn, rows))
+    shares, real = [], host_powm._rows
+    monkeypatch.setattr(host_powm, "_rows", lambda a, e, m: shares.append(len(a)) or real(a, e, m))
     for cores in (1, 2, 5):
         monkeypatch.setitem(host_powm._state, "cores", (cores, host_powm.os.getpid()))
         monkeypatch.setitem(host_powm._state, "pool", (None, None))

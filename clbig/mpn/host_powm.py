@@ -1,5 +1,5 @@
 """powmod of a few rows on the host's cores: gmpy2.powmod in one thread per core, the GIL
-released while GMP computes (`map_rows`).
+released while GMP computes.
 
 A batch of a few rows does not fill a GPU, and one powmod launch takes the latency of one
 instance (clbig.mpz.modular, bench/README.md): there one CPU core running GMP is faster per
@@ -57,36 +57,22 @@ def powm_rows(av, ev, mv) -> tuple[list[int], int]:
     row per core at once where there are several rows and cores, else here."""
     av = [int(a) % int(m) for a, m in zip(av, mv)]
     ev, mv = [int(e) for e in ev], [int(m) for m in mv]
-    return map_rows(_powm, list(zip(av, ev, mv))), min(len(av), cores()) or 1
-
-
-def _powm(row) -> int:
-    return int(gmpy2.powmod(*row))
-
-
-def map_rows(fn, rows: list) -> list:
-    """[fn(row) for row in rows], on the host's cores: each of k = min(rows, cores) threads
-    takes every k-th row, the calling thread one share of them (one thread fewer to wake,
-    which a row of ~0.4 ms feels), GMP releasing the GIL; here alone for one row or core.
-    fn's GMP work runs in parallel; its Python steps take turns, so rows of little GMP work
-    lose: is_prime's host rows (one 1024-bit power for most) on threads took 14.9 ms for 64
-    rows on a 16-core H200 host, where one thread took 4.1 in an earlier lease (tried, not
-    kept: bench/README.md, "A few rows on the host"). (The calling thread took
-    only the first row of powmod's before, so on two cores one pool thread ran all the
-    others: 64 rows of 2048 bits took 160 ms, as on one core, against 83 now; 2-core EPYC,
-    2026-11-29.)"""
-    k = min(len(rows), cores())
+    k = min(len(av), cores())
     if k <= 1:
-        return [fn(r) for r in rows]
+        return [int(gmpy2.powmod(a, e, m)) for a, e, m in zip(av, ev, mv)], 1
+    # Each of k threads takes every k-th row, the calling thread one share of them: one
+    # thread fewer to wake, which a row of ~0.4 ms (1024 bits) feels. (The calling thread took
+    # only the first row before, so on two cores one pool thread ran all the others: 64 rows
+    # of 2048 bits took 160 ms, as on one core, against 83 now; 2-core EPYC, 2026-11-29.)
     pool = _pool(max(1, cores() - 1))
-    rest = [pool.submit(_each, fn, rows[j::k]) for j in range(1, k)]
-    out = [None] * len(rows)
+    rest = [pool.submit(_rows, av[j::k], ev[j::k], mv[j::k]) for j in range(1, k)]
+    out = [0] * len(av)
     with _releasing():
-        out[0::k] = _each(fn, rows[0::k])
+        out[0::k] = _rows(av[0::k], ev[0::k], mv[0::k])
     for j, f in enumerate(rest, 1):
         out[j::k] = f.result()
-    return out
+    return out, k
 
 
-def _each(fn, rows) -> list:
-    return [fn(r) for r in rows]
+def _rows(av, ev, mv) -> list[int]:
+    return [int(gmpy2.powmod(a, e, m)) for a, e, m in zip(av, ev, mv)]
