@@ -834,11 +834,13 @@ def scanned_rows(ctx: Context, s: convert.Scanned, r0: int, r1: int) -> BigIntAr
     n, m = r1 - r0, limbs_for(s.bits)
     check_fits(ctx, n, s.bits, "clbig.array")
     neg = None if s.neg is None else s.neg[r0:r1]
+
+    def piece() -> convert.Scanned:     # made only where needed: the staged path reads s
+        return s if (r0, r1) == (0, len(s)) else convert.Scanned(s.vals[r0:r1], s.bits, neg, s.c)
     # as in tolist: radix for one large value, or a batch without the C extension
     if (radix.worth_it(s.bits) and (n == 1 or not s.c) and n
             and all(type(v) is int for v in s.vals[r0:r1])):
-        mags = s.magnitudes()[r0:r1]
-        return BigIntArray(ctx, radix.upload(ctx, mags, m), s.bits, neg)
+        return BigIntArray(ctx, radix.upload(ctx, piece().magnitudes(), m), s.bits, neg)
     # Where the C conversion runs and the transfer is staged (GPUs, large batches), each
     # chunk's limbs are made in a staging buffer while the last chunk crosses the bus: no fresh
     # host array of the whole batch, whose page faults cost as much as the conversion, and the
@@ -849,8 +851,7 @@ def scanned_rows(ctx: Context, s: convert.Scanned, r0: int, r1: int) -> BigIntAr
         data = ctx.rows_to_device((n, m), fill)
         if data is not None:
             return BigIntArray(ctx, data, s.bits, neg)
-    part = s if (r0, r1) == (0, len(s)) else convert.Scanned(s.vals[r0:r1], s.bits, neg, s.c)
-    return _upload(ctx, convert.pack(part), s.bits, neg)
+    return _upload(ctx, convert.pack(piece()), s.bits, neg)
 
 
 def _one_dimension(values: list) -> None:
