@@ -299,7 +299,12 @@ def cmd_warmup(args) -> int:
     except ValueError:
         print(f"clbig warmup: --bits takes integers separated by commas, not {args.bits!r}", file=sys.stderr)
         return 2
-    print(f"building {', '.join(fams)} at {', '.join(map(str, bits))} bits on {ctx.name}")
+    jobs = wu.default_jobs() if args.jobs is None else args.jobs
+    if jobs < 1:
+        print(f"clbig warmup: --jobs must be at least 1, not {jobs}", file=sys.stderr)
+        return 2
+    print(f"building {', '.join(fams)} at {', '.join(map(str, bits))} bits on {ctx.name}"
+          + (f" in {jobs} processes" if jobs > 1 else ""))
     try:
         from tqdm import tqdm
         bar = tqdm(total=len(fams) * len(bits), unit="step")
@@ -313,7 +318,7 @@ def cmd_warmup(args) -> int:
         def progress(done, total, label):
             print(f"  [{done}/{total}] {label}", flush=True)
     try:
-        res = wu.warmup(fams, bits, ctx=ctx, progress=progress)
+        res = wu.warmup(fams, bits, ctx=ctx, progress=progress, jobs=jobs)
     except (ValueError, RuntimeError) as e:
         print(f"clbig warmup: {e}", file=sys.stderr)
         return 1
@@ -352,6 +357,8 @@ def main(argv=None) -> int:
                         "next_prime, prod, expression)")
     p_warm.add_argument("--bits", default=None, help="comma-separated widths in bits (default "
                         "64,128,256,512,1024,2048,4096)")
+    p_warm.add_argument("--jobs", type=int, default=None, help="processes to build in side by side "
+                        "(default: one per host core, up to 8)")
     p_warm.set_defaults(fn=cmd_warmup)
     args = parser.parse_args(argv)
     return args.fn(args)

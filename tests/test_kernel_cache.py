@@ -143,10 +143,13 @@ def test_growing_capacity_builds_a_kernel_per_limb_count(monkeypatch):
 def test_warmup_command_and_function(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith("CLBIG_KERNEL_CACHE")}
     env["CLBIG_KERNEL_CACHE"] = str(tmp_path)
-    run = subprocess.run([sys.executable, "-m", "clbig", "warmup", "--ops", "add,compare", "--bits", "96"],
-                         capture_output=True, text=True, env=env, timeout=300, cwd=tempfile.gettempdir())
+    # Two processes side by side, each opening the device itself (the cache is theirs to share).
+    run = subprocess.run([sys.executable, "-m", "clbig", "warmup", "--ops", "add,compare", "--bits", "96",
+                          "--jobs", "2"], capture_output=True, text=True, env=env, timeout=300,
+                         cwd=tempfile.gettempdir())
     assert run.returncode == 0, run.stderr
-    assert "kernels kept in" in run.stdout and binaries.usage(tmp_path)[0] >= 2
+    assert "in 2 processes" in run.stdout and "kernels kept in" in run.stdout
+    assert binaries.usage(tmp_path)[0] >= 2
     # The warm-up's promise (issue 43): a later process builds nothing for these families at
     # that width, whatever its batch lengths (batch classes: the warm-up ran one of each).
     code = ("import clbig, random\nfrom clbig.runtime import render\nr = random.Random(5)\n"
@@ -171,6 +174,8 @@ def test_warmup_command_and_function(tmp_path):
         clbig.warmup(["add"], [1])
     with pytest.raises(ValueError, match="batch lengths must be at least 1"):
         clbig.warmup(["add"], [64], batches=[0])
+    with pytest.raises(ValueError, match="jobs must be a positive integer"):
+        clbig.warmup(["add"], [64], jobs=0)
 
 
 def test_batch_classes():

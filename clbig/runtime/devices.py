@@ -574,6 +574,12 @@ class Context(Current):
     def __repr__(self):
         return f"clbig.Context({self.name!r})"
 
+    @functools.cached_property
+    def index(self) -> int:
+        """The device's index in `clbig.devices()`: the selector that opens it again in
+        another process (a Context itself cannot be sent there)."""
+        return next(i for i, d in enumerate(_cl_devices()) if d == self.device)
+
     @property
     def queue(self) -> cl.CommandQueue:
         """The queue this thread enqueues on: the profiling one inside `clbig.profile()`, the

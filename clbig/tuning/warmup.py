@@ -6,11 +6,17 @@ find them. A warm-up runs each family at each width on batches of a few lengths 
 values (checked against Python's integers and gmpy2, so a broken build fails here rather than
 in a user's computation), on the context given or the current one. The promise, checked by
 `python -m clbig.bench --cold --after-warmup`: after the default warm-up, the first calls of
-the cold tour (clbig/bench/cold.py) build nothing.
+the cold tour (clbig/bench/cold.py) build nothing. The steps can run in several processes
+(`jobs`): NVIDIA's driver builds one program at a time in a process, Intel's and PoCL's
+compilers one on a core, so side by side in processes they build several at once (H200,
+16 host cores: the default warm-up 183 s in one process, 43 s in eight).
 """
 from __future__ import annotations
 
+import concurrent.futures
 import math
+import multiprocessing
+import os
 import random
 import time
 from typing import Callable, Sequence
@@ -49,6 +55,19 @@ GROWTH_BITS = 256
 NEXT_PRIME_BITS = 1024
 
 
+#: Rows of a batch whose powmod and next_prime results are checked: gmpy2's own answers cost
+#: seconds on one core for 1024 rows of 4096 bits (a build that is wrong is wrong on every row
+#: or on many; the test suite checks every row).
+CHECKED_ROWS = 64
+
+
+def _checked_rows(n: int) -> list[int]:
+    """Every row of a short batch; of a longer one, CHECKED_ROWS spread over it, both ends in."""
+    if n <= CHECKED_ROWS:
+        return list(range(n))
+    return sorted({(n - 1) * k // (CHECKED_ROWS - 1) for k in range(CHECKED_ROWS)})
+
+
 def _check(family: str, bits: int, n: int, ctx, got, want) -> None:
     if [int(v) for v in got] != [int(v) for v in want]:
         raise RuntimeError(f"warmup: {family} at {bits} bits ({n} rows) gave a wrong result on {ctx!r}")
@@ -81,7 +100,8 @@ def _one(family: str, bits: int, n: int, ctx, rng: random.Random) -> None:
         got = list(ops.compare(A, B)) + list(ops.compare(A, 0))
         want = [(x > y) - (x < y) for x, y in zip(a, b)] + [1] * n
     elif family == "powmod":
-        got, want = modular.powmod(A, A, B).tolist(), [gmpy2.powmod(x, x, y) for x, y in zip(a, b)]
+        got, rows = modular.powmod(A, A, B).tolist(), _checked_rows(n)
+        got, want = [got[i] for i in rows], [gmpy2.powmod(a[i], a[i], b[i]) for i in rows]
     elif family == "gcd":
         got, want = _gcd.gcd(A, B).tolist(), [math.gcd(x, y) for x, y in zip(a, b)]
     elif family == "invert":
@@ -99,7 +119,8 @@ def _one(family: str, bits: int, n: int, ctx, rng: random.Random) -> None:
     elif family == "next_prime":
         if bits > NEXT_PRIME_BITS:
             return
-        got, want = numtheory.next_prime(A).tolist(), [int(gmpy2.next_prime(x)) for x in a]
+        got, rows = numtheory.next_prime(A).tolist(), _checked_rows(n)
+        got, want = [got[i] for i in rows], [int(gmpy2.next_prime(a[i])) for i in rows]
     elif family == "prod":
         got, want = [reduce.prod(A)], [math.prod(a)]
     elif family == "expression":   # a product, a sum and a remainder by one modulus, as users write them
@@ -112,7 +133,7 @@ def _one(family: str, bits: int, n: int, ctx, rng: random.Random) -> None:
 
 def warmup(families: Sequence[str] = FAMILIES, bits: Sequence[int] = DEFAULT_BITS,
            ctx: Context | None = None, progress: Callable[[int, int, str], None] | None = None,
-           batches: Sequence[int] = BATCHES) -> dict:
+           batches: Sequence[int] = BATCHES, jobs: int = 1) -> dict:
     """Build the kernels of `families` at each width of `bits` ahead of time.
 
     Each build is kept on disk (the kernel cache `python -m clbig info` shows), so later
@@ -135,6 +156,12 @@ def warmup(families: Sequence[str] = FAMILIES, bits: Sequence[int] = DEFAULT_BIT
         The device (default: the current context).
     progress : callable, optional
         Called as progress(done, total, label) after each step.
+    jobs : int, optional
+        Processes to build in (default 1: this one). Compilers build one program at a time
+        per process, so several processes build side by side; `default_jobs()` is the command
+        line's choice. Each process opens the device itself (the context's caps included), and
+        steps then end in any order. The processes are spawned, so a script calling this
+        with jobs > 1 needs the ``if __name__ == "__main__":`` guard multiprocessing asks for.
 
     Returns
     -------
@@ -144,7 +171,7 @@ def warmup(families: Sequence[str] = FAMILIES, bits: Sequence[int] = DEFAULT_BIT
     Raises
     ------
     ValueError
-        For an unknown family or a width below 2 bits.
+        For an unknown family, a width below 2 bits or jobs below 1.
     RuntimeError
         Where a kernel gives a wrong result.
 
@@ -165,17 +192,93 @@ def warmup(families: Sequence[str] = FAMILIES, bits: Sequence[int] = DEFAULT_BIT
     lengths = tuple(int(n) for n in batches)
     if not lengths or any(n < 1 for n in lengths):
         raise ValueError(f"warmup: batch lengths must be at least 1, got {lengths}")
-    gpu = P.is_gpu(ctx)
-    rng = random.Random(43)
-    total, done, t0 = len(fams) * len(widths), 0, time.perf_counter()
-    for b in widths:
-        for f in fams:
-            for n in (PROD_BATCHES if f == "prod" and lengths == BATCHES else lengths):
-                if f in HEAVY and not gpu and n > 64 and n > min(lengths):
-                    continue
-                with binaries.ahead(), ctx:   # keep the binaries on PoCL too
-                    _one(f, b, n, ctx, rng)
-            done += 1
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise ValueError(f"warmup: jobs must be a positive integer, got {jobs!r}")
+    steps = [(f, b) for b in widths for f in fams]
+    t0 = time.perf_counter()
+    if jobs == 1 or len(steps) < 2:
+        for done, (f, b) in enumerate(steps, 1):
+            _step(f, b, lengths, ctx)
             if progress is not None:
-                progress(done, total, f"{f} {b} bits")
-    return {"steps": done, "seconds": time.perf_counter() - t0}
+                progress(done, len(steps), f"{f} {b} bits")
+    else:
+        _in_processes(steps, lengths, ctx, jobs, progress)
+    return {"steps": len(steps), "seconds": time.perf_counter() - t0}
+
+
+def _step(family: str, bits: int, lengths: tuple, ctx) -> None:
+    """One family at one width, at each batch length, its binaries kept."""
+    gpu = P.is_gpu(ctx)
+    rng = random.Random(f"{family}:{bits}")   # the same values whichever process runs the step
+    for n in (PROD_BATCHES if family == "prod" and lengths == BATCHES else lengths):
+        if family in HEAVY and not gpu and n > 64 and n > min(lengths):
+            continue
+        with binaries.ahead(), ctx:   # keep the binaries on PoCL too
+            _one(family, bits, n, ctx, rng)
+
+
+def default_jobs() -> int:
+    """Processes a warm-up builds in by default: one per host core, up to 8 (beyond, on the
+    H200's 16-core host, the longest steps set the time: bench/README.md, "The warm-up in
+    several processes")."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return max(1, min(8, cores))
+
+
+def _selector(ctx: Context) -> tuple[int, dict]:
+    """What opens ctx's device again in another process: its index among the devices, and
+    the caps it was opened with."""
+    dev, caps = ctx.device, {}
+    if ctx.max_items < min(int(dev.max_work_group_size), 1024):
+        caps["max_work_group_size"] = ctx.max_items
+    if ctx.local_mem < int(dev.local_mem_size):
+        caps["max_local_mem"] = ctx.local_mem
+    if ctx.memory < int(dev.global_mem_size):
+        caps["max_memory"] = ctx.memory
+    return ctx.index, caps
+
+
+def _cost(family: str, bits: int) -> int:
+    """A step's rough cost, to start the longest first: the exponentiations' arithmetic
+    grows with the width squared and more; next_prime stops at NEXT_PRIME_BITS."""
+    if family == "next_prime" and bits > NEXT_PRIME_BITS:
+        return 0
+    return bits * (8 if family in HEAVY else 1)
+
+
+_worker_contexts: dict = {}
+
+
+def _worker_step(index: int, caps: dict, family: str, bits: int, lengths: tuple) -> str:
+    """A step in a worker process, on its own context for the device (opened once)."""
+    key = (index, tuple(sorted(caps.items())))
+    ctx = _worker_contexts.get(key)
+    if ctx is None:
+        ctx = _worker_contexts[key] = Context(index, **caps)
+    _step(family, bits, lengths, ctx)
+    return f"{family} {bits} bits"
+
+
+def _in_processes(steps, lengths, ctx, jobs, progress) -> None:
+    """The steps spread over `jobs` fresh processes (each device of a group gets every step),
+    the costliest first; they share the disk cache, whose entries are
+    written whole (runtime.binaries), so a kernel two steps need is at worst built twice."""
+    members = getattr(ctx, "contexts", [ctx])
+    where = [_selector(c) for c in members]
+    order = sorted(steps, key=lambda s: -_cost(*s))
+    total, done = len(steps) * len(where), 0
+    # spawn, not fork: the parent holds OpenCL contexts and driver threads a fork would copy.
+    with concurrent.futures.ProcessPoolExecutor(min(jobs, total), mp_context=multiprocessing.get_context("spawn")) as pool:
+        futures = [pool.submit(_worker_step, i, caps, f, b, lengths) for i, caps in where for f, b in order]
+        try:
+            for fut in concurrent.futures.as_completed(futures):
+                label = fut.result()
+                done += 1
+                if progress is not None:
+                    progress(done, total, label)
+        except concurrent.futures.process.BrokenProcessPool as e:
+            raise RuntimeError(f"warmup: a worker process ended abruptly ({e}); run with jobs=1 to "
+                               "see where") from None
+        finally:
+            for fut in futures:
+                fut.cancel()
