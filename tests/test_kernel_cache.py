@@ -176,6 +176,9 @@ def test_warmup_command_and_function(tmp_path):
         clbig.warmup(["add"], [64], batches=[0])
     with pytest.raises(ValueError, match="jobs must be a positive integer"):
         clbig.warmup(["add"], [64], jobs=0)
+    # A group of devices warms each of its devices (it has no profile of its own to plan by).
+    one = clbig.current_context()
+    assert clbig.warmup(["add"], [40], ctx=clbig.Context([one, clbig.Context(one.device)]))["steps"] == 2
 
 
 def test_batch_classes():

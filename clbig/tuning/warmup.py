@@ -152,8 +152,8 @@ def warmup(families: Sequence[str] = FAMILIES, bits: Sequence[int] = DEFAULT_BIT
     batches : sequence of int
         Batch lengths each family runs at (default BATCHES: 3, 64, 1024; prod then takes
         PROD_BATCHES, 3 and 256; on CPUs the exponentiation families skip lengths above 64).
-    ctx : Context, optional
-        The device (default: the current context).
+    ctx : Context or Devices, optional
+        The device, or each device of a group (default: the current context).
     progress : callable, optional
         Called as progress(done, total, label) after each step.
     jobs : int, optional
@@ -166,7 +166,7 @@ def warmup(families: Sequence[str] = FAMILIES, bits: Sequence[int] = DEFAULT_BIT
     Returns
     -------
     dict
-        {"steps": steps run, "seconds": time taken}.
+        {"steps": steps run (on each device of a group), "seconds": time taken}.
 
     Raises
     ------
@@ -195,15 +195,22 @@ def warmup(families: Sequence[str] = FAMILIES, bits: Sequence[int] = DEFAULT_BIT
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise ValueError(f"warmup: jobs must be a positive integer, got {jobs!r}")
     steps = [(f, b) for b in widths for f in fams]
+    members = []   # a group of devices (Context([...])) warms each of its devices once
+    for c in getattr(ctx, "contexts", [ctx]):
+        if all(c is not m for m in members):
+            members.append(c)
     t0 = time.perf_counter()
-    if jobs == 1 or len(steps) < 2:
-        for done, (f, b) in enumerate(steps, 1):
-            _step(f, b, lengths, ctx)
-            if progress is not None:
-                progress(done, len(steps), f"{f} {b} bits")
+    if jobs == 1 or len(steps) * len(members) < 2:
+        done = 0
+        for c in members:
+            for f, b in steps:
+                _step(f, b, lengths, c)
+                done += 1
+                if progress is not None:
+                    progress(done, len(steps) * len(members), f"{f} {b} bits")
     else:
-        _in_processes(steps, lengths, ctx, jobs, progress)
-    return {"steps": len(steps), "seconds": time.perf_counter() - t0}
+        _in_processes(steps, lengths, members, jobs, progress)
+    return {"steps": len(steps) * len(members), "seconds": time.perf_counter() - t0}
 
 
 def _step(family: str, bits: int, lengths: tuple, ctx) -> None:
@@ -239,8 +246,8 @@ def _selector(ctx: Context) -> tuple[int, dict]:
 
 
 def _cost(family: str, bits: int) -> int:
-    """A step's rough cost, to start the longest first: the exponentiations' arithmetic
-    grows with the width squared and more; next_prime stops at NEXT_PRIME_BITS."""
+    """A step's rough cost, to start the longest first: wider is longer, the exponentiations
+    (HEAVY) most; next_prime stops at NEXT_PRIME_BITS."""
     if family == "next_prime" and bits > NEXT_PRIME_BITS:
         return 0
     return bits * (8 if family in HEAVY else 1)
@@ -259,11 +266,10 @@ def _worker_step(index: int, caps: dict, family: str, bits: int, lengths: tuple)
     return f"{family} {bits} bits"
 
 
-def _in_processes(steps, lengths, ctx, jobs, progress) -> None:
-    """The steps spread over `jobs` fresh processes (each device of a group gets every step),
-    the costliest first; they share the disk cache, whose entries are
-    written whole (runtime.binaries), so a kernel two steps need is at worst built twice."""
-    members = getattr(ctx, "contexts", [ctx])
+def _in_processes(steps, lengths, members, jobs, progress) -> None:
+    """The steps, on each context of `members`, spread over `jobs` fresh processes, the
+    costliest first; they share the disk cache, whose entries are written whole
+    (runtime.binaries), so a kernel two steps need is at worst built twice."""
     where = [_selector(c) for c in members]
     order = sorted(steps, key=lambda s: -_cost(*s))
     total, done = len(steps) * len(where), 0
