@@ -129,8 +129,11 @@ def test_power_and_shifts_by_one_amount(rng, k):
     (test_power_and_shifts_per_element: differing counts)."""
     xs = big_values(rng)
     a = clbig.array(xs)
-    for amount in (k, np.int64(k), np.array([k] * len(xs)), clbig.array([k] * len(xs))):
+    # ... or one of length 1, which broadcasts (a ** [3] once read its mask past one byte)
+    for amount in (k, np.int64(k), np.array([k] * len(xs)), clbig.array([k] * len(xs)), [k],
+                   np.array([k]), clbig.array([k])):
         check_values(np.power(a, amount).tolist(), [x ** k for x in xs], f"power {k}")
+        check_values((a ** amount).tolist(), [x ** k for x in xs], f"** {k}")
         check_values(np.left_shift(a, amount).tolist(), [x << k for x in xs], f"<< {k}")
         check_values(np.right_shift(a, amount).tolist(), [x >> k for x in xs], f">> {k}")
     check_values(np.power(3, clbig.array([k] * 5)).tolist(), [3 ** k] * 5, "3 ** array")

@@ -88,6 +88,8 @@ def _power_rows(x, e: list) -> BigIntArray:
         j = int(x).bit_length() - 1
         return ops.shift_left(1, [j * k for k in e])
     x, e, n = ops.per_row(x, e, "x ** e")
+    if len(e) != n:                     # one exponent for every row: the masks below are per row
+        e = e * n
     emax = max(e, default=0)
     cap = max(x.bits * emax, 1)
     check_fits(x.ctx, n, cap, "x ** e")

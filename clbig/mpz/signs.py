@@ -106,6 +106,8 @@ def whole_limbs(bits: int) -> int:
 def ctl_pass(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int, ctl: np.ndarray):
     """One pass of add_n's op "ctl" with per-instance control bytes `ctl` (numpy); every
     caller's result fits `bits`, so the kernel runs on whole limbs (whole_limbs)."""
+    if len(ctl) != n:   # the kernel reads a byte per row: a short array would be read past
+        raise AssertionError(f"ctl_pass: {len(ctl)} control bytes for {n} rows")
     if n == 0:          # nothing to launch (and an empty control array has no device buffer)
         return ctx.empty((0, -(-bits // 32)), np.uint32)
     c = ctx.to_device(np.ascontiguousarray(ctl, dtype=np.uint8))
@@ -252,6 +254,8 @@ def select(pick_b: np.ndarray, a: BigIntArray, b: BigIntArray, bits: int) -> Big
     """Per instance b where pick_b, else a (magnitudes of equal-length arrays), at `bits` (the
     picked values must fit)."""
     ctx = a.ctx
+    if len(pick_b) != len(a) or len(b) != len(a):   # a byte and a row of each per row
+        raise AssertionError(f"select: {len(pick_b)} choices for rows {len(a)} and {len(b)}")
     c = ctx.to_device(pick(pick_b, _bitwise.CTL_IA, 0))
     out = _bitwise.bitwise(ctx, "select", a.data.data, a.m, a.m, b.data.data, b.m, b.m, len(a),
                            limbs_for(bits), c.data)
