@@ -107,6 +107,13 @@ def test_paillier_errors_name_the_element():
         cp.encrypt(pk, [1], r_values=[1, 2])
     with pytest.raises(ValueError, match="ciphertext 0 is outside"):
         cp.decrypt_raw(sk, [pk.nsquare])
+    with pytest.raises(TypeError, match=r"r_values\[1\] is str"):
+        cp.encrypt(pk, [1, 2], r_values=[3, "x"])
+    with pytest.raises(TypeError, match=r"ciphertexts\[1\] is str"):
+        cp.decrypt_raw(sk, [1, "x"])
+    for ragged in ([[1], [3, 4]], [[1, 2], [3]]):
+        with pytest.raises(ValueError, match="row 1 of the matrix"):
+            cp.matmul(pk, c, ragged)
     with pytest.raises(ValueError, match="element 1 was encrypted against a different key"):
         cp.sum(pk, [c[0], other_pk.encrypt(1)])
     with pytest.raises(ValueError, match="Integer needs to be within"):   # phe's own words

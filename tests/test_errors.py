@@ -209,6 +209,9 @@ def test_right_shift_past_every_bit_gives_zero(k):
 def test_left_shift_beyond_the_width_limit():
     with pytest.raises(OverflowError, match=r"a << 1180591620717411303424"):
         clbig.array([1]) << 2 ** 70
+    # a far bit is refused by the same check, not made on the host first (2**2**40: 128 GiB)
+    with pytest.raises(OverflowError, match=r"a << 1099511627776"):
+        clbig.bit_set([1, 2], 2 ** 40)
 
 
 # -- argument types and choices -------------------------------------------------------------------

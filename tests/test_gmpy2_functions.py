@@ -160,6 +160,15 @@ def test_combinatorics():
         clbig.binomial([5], [-1])
     with pytest.raises(TypeError, match="element 0 is float"):
         clbig.fib([1.5])
+    for call in (lambda: clbig.fac([3, 2**64]), lambda: clbig.fib([3, 2**64]),
+                 lambda: clbig.binomial([3, 5], [1, 2**64])):   # gmpy2's unsigned long
+        with pytest.raises(OverflowError, match="element 1 is 18446744073709551616"):
+            call()
+
+    class Index:                       # an integer by __index__ alone
+        def __index__(self):
+            return 4
+    assert clbig.fac([3, Index()]).tolist() == [6, 24]
     assert clbig.fac([]).tolist() == []
 
 

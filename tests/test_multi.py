@@ -88,6 +88,18 @@ def test_every_operation_exact_when_split(two, rng, n):
     assert isinstance(q, SplitArray) and len(q.placement) == (1 if n == 1 else 2)
 
 
+def test_plain_ints_and_host_reductions_in_a_group(two):
+    """All-int calls and the host's sums and products work where a group is current (they
+    read one device's profile: the fastest's, the strictest host limit)."""
+    with two:
+        assert (clbig.add(1, 2), clbig.sub(5, 7), clbig.mul_low(3, 5, bits=8)) == (3, -2, 15)
+        assert (clbig.shift_left(3, 2), clbig.shift_right(-12, 2), clbig.compare(5, 2)) == (12, -3, 1)
+        assert clbig.isqrt(99) == 9 and clbig.add_fixed(3, 4, bits=8)[0] == 7
+        assert clbig.prod([2, 3, -4]) == -24 and clbig.sum([2, 3]) == 5
+        x = clbig.array([2, 3, 5, 7])
+        assert clbig.prod(x) == 210 and x.sum() == 17 and int(np.prod(x)) == 210
+
+
 def test_one_number_runs_on_the_fastest_device(two, rng):
     fast = two.contexts[1]
     _speeds(fast, {"mul": 10.0})
@@ -262,6 +274,11 @@ def test_errors_name_whole_batch_indices(two, rng):
         even = [x * 2 for x in xs]
         with pytest.raises(ValueError, match="index 11"):
             clbig.invert(clbig.array([2] * N), [3] * 11 + even[11:])
+        # counts and exponents per row, past the first device's piece
+        with pytest.raises(ValueError, match=f"index {N - 1} is negative"):
+            a << [1] * (N - 1) + [-1]
+        with pytest.raises(ValueError, match=f"exponent at index {N - 1}"):
+            a ** ([1] * (N - 1) + [-1])
     with pytest.raises(ValueError, match="at least one"):
         clbig.Context([])
     with pytest.raises(TypeError, match="nested"):

@@ -63,6 +63,14 @@ def _encodings(public_key, values, precision):
     return encs, exps
 
 
+def _integers(values: list, what: str) -> None:
+    """TypeError naming the first of `values` that is not an integer (before ranges compare
+    them)."""
+    for i, v in enumerate(values):
+        if isinstance(v, bool) or not isinstance(v, int) and not (hasattr(v, "__index__") and hasattr(v, "__lt__")):
+            raise TypeError(f"{what}[{i}] is {type(v).__name__}, not an integer")
+
+
 def _obfuscators(n: int, k: int) -> np.ndarray:
     """k values uniform in [1, n) from the operating system's generator (as phe's
     SystemRandom().randrange), as (k, limbs) uint32 limbs, least significant first: bit strings
@@ -220,6 +228,7 @@ def _encrypt_raw(public_key, encodings: list, r_values, private_key=None) -> lis
         r_values = list(r_values)
         if len(r_values) != k:
             raise ValueError(f"encrypt: {len(r_values)} r_values for {k} values")
+        _integers(r_values, "encrypt: r_values")
         bad = [i for i, r in enumerate(r_values) if not 1 <= r < n]
         if bad:
             raise ValueError(f"encrypt: r_values[{bad[0]}] is outside [1, n)")
@@ -319,6 +328,7 @@ def decrypt_raw(private_key: PaillierPrivateKey, ciphertexts: Sequence[int]) -> 
     """
     c = list(ciphertexts)
     nsq = private_key.public_key.nsquare
+    _integers(c, "decrypt_raw: ciphertexts")
     bad = [i for i, x in enumerate(c) if not 0 <= x < nsq]
     if bad:
         raise ValueError(f"decrypt: ciphertext {bad[0]} is outside [0, n^2)")
@@ -557,6 +567,9 @@ def matmul(public_key: PaillierPublicKey, ciphertexts: Sequence[EncryptedNumber]
         raise ValueError(f"matmul: a matrix of {len(rows)} rows for {len(cts)} ciphertexts")
     if not rows:
         return []
+    for i, r in enumerate(rows):
+        if len(r) != len(rows[0]):
+            raise ValueError(f"matmul: row {i} of the matrix has {len(r)} weights, row 0 {len(rows[0])}")
     return [dot(public_key, cts, [r[j] for r in rows]) for j in range(len(rows[0]))]
 
 

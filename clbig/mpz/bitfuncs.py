@@ -33,9 +33,15 @@ def _x(x) -> BigIntArray:
     return coerce(x, context_of(x), "x", signed=True)
 
 
+#: Up to this bit position 2**n is made on the host as a plain int; beyond, on the device, whose
+#: size check names the limit (a host int of 2**40 bits would take 128 GiB first).
+HOST_BIT_MAX = 1 << 16
+
+
 def _bit(x: BigIntArray, n):
-    """2**n, one for the batch (a plain int) or per row (a BigIntArray)."""
-    return 1 << n if is_scalar(n) else ops.shift_left(1, n)
+    """2**n, one for the batch (a plain int, or a one-row array for a far position) or per row
+    (a BigIntArray)."""
+    return 1 << n if is_scalar(n) and n <= HOST_BIT_MAX else ops.shift_left(1, n)
 
 
 @scalar_call("x", counts=("n",))

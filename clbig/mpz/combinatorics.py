@@ -7,6 +7,7 @@ results, ready for the next device operation.
 """
 from __future__ import annotations
 
+import operator
 from typing import TYPE_CHECKING
 
 import gmpy2
@@ -18,9 +19,13 @@ if TYPE_CHECKING:
     from .types import Counts
 
 
-def _args(n, what: str, nonneg: bool = True) -> list:
+#: gmpy2's fac, fib and comb take C unsigned longs (64 bits on the platforms clbig runs on).
+ULONG_MAX = 2**64 - 1
+
+
+def _args(n, what: str, nonneg: bool = True, ulong: bool = True) -> list:
     """The arguments as Python ints (a BigIntArray's values too); OverflowError naming the
-    first negative one where gmpy2 would raise it."""
+    first negative one, or (ulong) one above 2**64 - 1, where gmpy2 would raise it."""
     if isinstance(n, BigIntArray):
         vals = n.tolist()
     elif is_scalar(n) or not hasattr(n, "__iter__"):   # numpy integer scalars too; a float is
@@ -29,12 +34,17 @@ def _args(n, what: str, nonneg: bool = True) -> list:
         vals = list(ndarray_values(n, what))
     else:
         vals = list(n)
+    out = []
     for i, v in enumerate(vals):
         if isinstance(v, bool) or not isinstance(v, int) and not hasattr(v, "__index__"):
             raise TypeError(f"{what}: element {i} is {type(v).__name__}, not an integer")
+        v = operator.index(v)
         if nonneg and v < 0:
             raise OverflowError(f"{what}: element {i} is negative ({v}); it must be >= 0")
-    return [int(v) for v in vals]
+        if ulong and v > ULONG_MAX:
+            raise OverflowError(f"{what}: element {i} is {v}, beyond gmpy2's limit of 2**64 - 1")
+        out.append(int(v))
+    return out
 
 
 def _result(values: list, *args) -> BigIntArray | int:
@@ -62,7 +72,7 @@ def fac(n: Counts) -> BigIntArray | int:
     Raises
     ------
     OverflowError
-        Naming the first negative argument (gmpy2's exception type).
+        Naming the first negative argument or one above 2**64 - 1 (gmpy2's exception type).
     TypeError
         For an argument that is not an integer.
 
@@ -92,7 +102,7 @@ def fib(n: Counts) -> BigIntArray | int:
     Raises
     ------
     OverflowError
-        Naming the first negative argument (gmpy2's exception type).
+        Naming the first negative argument or one above 2**64 - 1 (gmpy2's exception type).
     TypeError
         For an argument that is not an integer.
 
@@ -124,7 +134,7 @@ def binomial(n: Counts, k: Counts) -> BigIntArray | int:
     Raises
     ------
     OverflowError
-        Naming the first negative k (gmpy2's exception type).
+        Naming the first negative k or one above 2**64 - 1 (gmpy2's exception type).
     ValueError
         For lengths that differ and are not one.
     TypeError
@@ -136,7 +146,7 @@ def binomial(n: Counts, k: Counts) -> BigIntArray | int:
     >>> clbig.binomial([5, 5, -3, 2**70], [2, 7, 2, 2]).tolist()
     [10, 0, 6, 696898287454081973172400900209902591410176]
     """
-    ns, ks = _args(n, "binomial n", nonneg=False), _args(k, "binomial k")
+    ns, ks = _args(n, "binomial n", nonneg=False, ulong=False), _args(k, "binomial k")
     if len(ns) != len(ks) and len(ns) != 1 and len(ks) != 1:
         raise ValueError(f"length mismatch: {len(ns)} and {len(ks)} (broadcasting needs equal "
                          "lengths or length 1)")

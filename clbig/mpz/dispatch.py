@@ -14,6 +14,7 @@ import numbers
 
 import numpy as np
 
+from ..runtime.devices import current_context
 from . import hooks
 from .array import BigIntArray
 from .types import MPZ
@@ -52,6 +53,10 @@ def rows(family: str, fast=None):
                     return got
             if args and _plain(args[0]) and all(map(_plain, args)) and all(map(_plain, kw.values())) \
                     and not isinstance(args[0], str):
+                ctx = current_context()
+                if getattr(ctx, "is_multi", False):   # one row: the group's fastest device
+                    with ctx.contexts[ctx.fastest(family)]:
+                        return scalar(fn(*args, **kw))
                 return scalar(fn(*args, **kw))
             # The common case first, at a few hundred ns: device arrays of one Context.
             plain = False

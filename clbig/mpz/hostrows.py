@@ -91,7 +91,10 @@ def plain_within(x, most_bits: float) -> bool:
 
 def limit(ctx, family: str, bits: int = 1024) -> int:
     """How many rows of plain ints of up to `bits` bits `family` computes on the host on
-    ctx's device: HOST_ROWS where set, else LIMITS scaled to the width."""
+    ctx's device: HOST_ROWS where set, else LIMITS scaled to the width (a group of devices:
+    the least of its devices')."""
+    if getattr(ctx, "is_multi", False):
+        return min(limit(c, family, bits) for c in ctx.contexts)
     s = ctx.profile.settings
     if s.host_rows is not None:
         return s.host_rows

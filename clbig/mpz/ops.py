@@ -401,10 +401,10 @@ def shift_counts(k, what: str = "shift count"):
     out = []
     for i, v in enumerate(k):
         if isinstance(v, (bool, np.bool_)) or not isinstance(v, (numbers.Integral, MPZ)):
-            raise TypeError(f"{what} {i}: expected an integer, got {type(v).__name__}")
+            raise TypeError(f"{what} at index {i}: expected an integer, got {type(v).__name__}")
         v = int(v)
         if v < 0:
-            raise ValueError(f"{what} {i} is negative ({v})")
+            raise ValueError(f"{what} at index {i} is negative ({v})")
         out.append(v)
     return out
 
