@@ -80,7 +80,7 @@ def test_roots_with_remainders_and_power_tests(rng, bits):
     s, r = clbig.isqrt_rem(xs)
     assert (s.tolist(), r.tolist()) == ([int(gmpy2.isqrt_rem(x)[0]) for x in xs],
                                         [int(gmpy2.isqrt_rem(x)[1]) for x in xs])
-    for k in (1, 2, 3, 7):
+    for k in (1, 2, 3, 7, bits, bits + 1, 2 ** 40):   # from the width on, roots of 0 or 1
         r, rem = clbig.iroot_rem(xs, k)
         want = [gmpy2.iroot_rem(x, k) for x in xs]
         assert r.tolist() == [int(w[0]) for w in want] and rem.tolist() == [int(w[1]) for w in want], k

@@ -9,6 +9,7 @@ These are the int32 kernel's tests (clbig.mont: CLBIG_MONT_FP64=0); the tests of
 either kernel must do (marked KERNELS) run with the FP64 kernel (clbig.mont52) as well, whose
 own edges are in test_mont52.py."""
 import gmpy2
+import numpy as np
 import pyopencl as cl
 import pytest
 
@@ -242,6 +243,9 @@ def test_errors(kernel, ctx):
     # Python's pow: a negative exponent through the inverse, a negative modulus to (m, 0]
     assert modular.powmod(2, -1, 7) == pow(2, -1, 7) == 4
     assert modular.powmod(2, 3, [-7]).tolist() == [pow(2, 3, -7)] == [-6]
+    for ms in ([-7, 9], np.array([-7, 9]), np.array([-7, 9], dtype=object)):   # numpy as lists
+        assert modular.powmod([3, 4], [2, 3], ms).tolist() == [pow(3, 2, -7), pow(4, 3, 9)]
+        assert modular.mulmod([3, 4], [2, 3], ms).tolist() == [3 * 2 % -7, 4 * 3 % 9]
     with pytest.raises(ValueError, match="not invertible mod m at index 0"):
         modular.powmod(2, -1, 8)
     with pytest.raises(ValueError, match="negative"):

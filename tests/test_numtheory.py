@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import clbig
+from clbig.mpz import numtheory
 from conftest import BATCH, edge_values, mask, rand_value
 
 WIDTHS = [(32, 32), (96, 64), (100, 1000), (1056, 1056)]
@@ -297,6 +298,19 @@ def test_next_prime_large(rng):
     vals.append(int(gmpy2.next_prime(rng.getrandbits(1024))))           # from a prime
     check_next_prime(vals, bits=1024)
     check_next_prime([rng.getrandbits(64) for _ in range(BATCH)] + [2**64 - 59 - 1])
+
+
+def test_prime_tests_at_the_values_width(rng, monkeypatch):
+    """Values held at a far wider capacity (a product's, say) are tested at their own width:
+    Miller-Rabin at 9001 bits took 300x longer for 1000-bit values."""
+    vals = [rng.getrandbits(1000) | 1 << 999 for _ in range(3)]
+    widths = []
+    real = numtheory._mr_rows
+    monkeypatch.setattr(numtheory, "_mr_rows", lambda x, b: widths.append(x.bits) or real(x, b))
+    wide = clbig.array(vals, bits=9000)
+    assert clbig.next_prime(wide).tolist() == [int(gmpy2.next_prime(v)) for v in vals]
+    assert clbig.prev_prime(wide).tolist() == [int(gmpy2.prev_prime(v)) for v in vals]
+    assert widths and max(widths) <= 1024, widths
 
 
 def test_next_prime_plain_empty():

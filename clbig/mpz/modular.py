@@ -367,6 +367,8 @@ def _negative_moduli(m):
     if isinstance(m, BigIntArray):
         neg = None if m.neg is None else m.neg & (m.sign() < 0)
         return None if neg is None or not neg.any() else (abs(m), neg)
+    if isinstance(m, np.ndarray) and m.ndim == 1 and m.dtype.kind in "iO":   # signed or object
+        m = m.tolist()
     vals = [m] if is_scalar(m) else (list(m) if isinstance(m, (list, tuple)) else None)
     if vals is None or not any(is_scalar(v) and v < 0 for v in vals):
         return None

@@ -52,6 +52,7 @@ from .modular import Modulus, mulmod, powmod
 from .coerce import coerce, context_of, operands, scalar_call
 from .construct import zeros
 from .powers import power
+from .reduce import trim
 from .signs import _KEEP, _MINUS1, _PLUS1, nonzero, pick, select, step
 from .types import MPZ
 
@@ -552,7 +553,7 @@ def is_prime(a: Operand, reps: int = 25) -> np.ndarray | bool:
     if n == 0:
         return out
     pos = ops.compare(a, 0, "gt")
-    mag = abs(a)
+    mag = trim(abs(a), whole_limbs=True)       # tests at the values' width, not the capacity's
     g = gcd(mag, _PRIMORIAL)
     coprime = ops.compare(g, 1, "eq")
     divides = ops.compare(g, mag, "eq")        # a | primorial: 1 or a product of small primes
@@ -668,7 +669,7 @@ def next_prime(a: Operand, reps: int = 25) -> BigIntArray | int:
     first = np.where(odd, 2, 1).astype(np.int64)          # b + first: the first odd above b
     off = np.where(below, 1, 0).astype(object)            # the answer is b + off
     todo = np.nonzero(~below)[0]
-    window = _window(b.bits)
+    window = _window(_widest(b))
     start = first.astype(object)
     while len(todo):
         steps = np.arange(window, dtype=np.int64) * 2
@@ -745,7 +746,7 @@ def prev_prime(a: Operand, reps: int = 25) -> BigIntArray | int:
     first = np.where(odd, 2, 1).astype(object)      # a - first: the first odd below a
     off = np.where(two, 1, 0).astype(object)        # the answer is a - off
     todo = np.nonzero(~two)[0]
-    window = _window(a.bits)
+    window = _window(_widest(a))
     start = first
     while len(todo):
         steps = np.arange(window, dtype=np.int64) * 2
@@ -758,6 +759,11 @@ def prev_prime(a: Operand, reps: int = 25) -> BigIntArray | int:
         start[todo] += 2 * window
         todo = todo[~found]
     return _narrow(ops.sub(a, off.tolist()), a.bits)
+
+
+def _widest(x: BigIntArray) -> int:
+    """The bit length of the widest value (a product's capacity can be far above it)."""
+    return max(1, int(x.bit_length().max()))
 
 
 def _window(bits: int) -> int:

@@ -85,6 +85,8 @@ def iroot_rem(x: Operand, n: Integer) -> tuple[BigIntArray, BigIntArray] | tuple
     n = _root_index(n)
     a = coerce(x, context_of(x), "x", signed=True)
     r, _ = iroot(a, n)
+    if n >= a.bits:                  # every root is 0 or 1, its power itself (and 1**n would
+        return r, ops.sub(a, r)      # be made at capacity n bits: 2**40 of them, say)
     return r, ops.sub(a, power(r, n))
 
 
