@@ -490,6 +490,8 @@ def test_assignment_errors_name_what_and_where():
         a[0] = 1.5
     with pytest.raises(TypeError, match="bool"):
         a[True] = 1
+    with pytest.raises(TypeError, match="not tuple"):   # two axes, as reading a[0, 2] says
+        a[0, 2] = 5
     assert a.tolist() == [1, 2, 3]                   # a refused assignment changes nothing
     e = clbig.array([])
     e[:] = 5

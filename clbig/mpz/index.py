@@ -88,8 +88,8 @@ def setitem(x: BigIntArray, key, value) -> None:
         pos = np.array([i % n], np.int64)
     elif isinstance(key, slice):
         pos = np.arange(n, dtype=np.int64)[key]
-    elif isinstance(key, (list, tuple, np.ndarray, BigIntArray)):
-        pos = positions(x, list(key) if isinstance(key, tuple) else key)
+    elif isinstance(key, (list, np.ndarray, BigIntArray)):   # a tuple is refused, as x[key]
+        pos = positions(x, key)                                # refuses it (numpy: two axes)
     else:
         raise TypeError(f"BigIntArray indices must be integers, slices, boolean masks or integer "
                         f"arrays, not {type(key).__name__}")
