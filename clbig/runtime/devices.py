@@ -575,10 +575,11 @@ class Context(Current):
         return f"clbig.Context({self.name!r})"
 
     @functools.cached_property
-    def index(self) -> int:
+    def index(self) -> int | None:
         """The device's index in `clbig.devices()`: the selector that opens it again in
-        another process (a Context itself cannot be sent there)."""
-        return next(i for i, d in enumerate(_cl_devices()) if d == self.device)
+        another process (a Context itself cannot be sent there); None for a device that list
+        does not hold (a pyopencl Device of a platform the loader does not show)."""
+        return next((i for i, d in enumerate(_cl_devices()) if d == self.device), None)
 
     @property
     def queue(self) -> cl.CommandQueue:

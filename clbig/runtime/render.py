@@ -141,8 +141,8 @@ def _built_once(ctx, template: str, name: str, params: dict, key: tuple):
         running.set()
 
 
-#: Kernels a context keeps built at most. Each costs the driver memory (0.5-1.5 MB on Intel's
-#: CPU runtime, 2026-11-29: 6,500 operations at random widths held 3.5 GB); past the limit the
+#: Kernels a context keeps built at most. Each costs the driver memory (about 4 MB on Intel's
+#: CPU runtime, 2026-11-29: 1,200 operations at random widths held 2.5 GB); past the limit the
 #: context forgets every kernel and plan at once, and later calls load their binaries from the
 #: disk cache again (milliseconds each) instead of building them.
 PROGRAMS_MAX = 256

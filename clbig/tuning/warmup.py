@@ -242,6 +242,9 @@ def _selector(ctx: Context) -> tuple[int, dict]:
         caps["max_local_mem"] = ctx.local_mem
     if ctx.memory < int(dev.global_mem_size):
         caps["max_memory"] = ctx.memory
+    if ctx.index is None:
+        raise RuntimeError(f"warmup: {ctx.name} is not among clbig.devices(), so other processes "
+                           "cannot open it; run with jobs=1")
     return ctx.index, caps
 
 
