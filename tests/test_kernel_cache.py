@@ -119,23 +119,6 @@ def test_cache_off_and_pruning(monkeypatch, tmp_path):
     assert sorted(p.name for p in tmp_path.rglob("*.bin")) == ["3.bin", "4.bin", "5.bin"]
 
 
-def test_a_context_keeps_a_bounded_number_of_kernels(monkeypatch, rng):
-    """Past render.PROGRAMS_MAX kernels a context forgets them all (each holds driver memory:
-    thousands of widths grew a process by gigabytes) and finds them again on disk."""
-    monkeypatch.setattr(render, "PROGRAMS_MAX", 8)
-    ctx = clbig.Context(clbig.current_context().device)
-    most = 0
-    with ctx:
-        for bits in (40, 300, 900, 2000, 40, 300, 3100, 5000, 900):
-            xs = [rng.getrandbits(bits) - (1 << (bits - 1)) for _ in range(3)]
-            ys = [rng.getrandbits(bits // 2 + 1) | 1 for _ in range(3)]
-            A, B = clbig.array(xs), clbig.array(ys)
-            assert (A * B + A).tolist() == [x * y + x for x, y in zip(xs, ys)]
-            assert (A // B).tolist() == [x // y for x, y in zip(xs, ys)]
-            most = max(most, len(ctx._programs))
-    assert most <= 8
-
-
 def test_growing_capacity_builds_a_kernel_per_limb_count(monkeypatch):
     """s = s + s a hundred times (a bit a step) and x = x * 3 (2 bits a step): the addition
     kernel takes its widths at run time on CPUs, and exact results run on whole limbs, so the

@@ -141,20 +141,6 @@ def _built_once(ctx, template: str, name: str, params: dict, key: tuple):
         running.set()
 
 
-#: Kernels a context keeps built at most. Each costs the driver memory (about 4 MB on Intel's
-#: CPU runtime, 2026-11-29: 1,200 operations at random widths held 2.5 GB); past the limit the
-#: context forgets every kernel and plan at once, and later calls load their binaries from the
-#: disk cache again (milliseconds each) instead of building them.
-PROGRAMS_MAX = 256
-
-
-def _bounded(ctx) -> None:
-    """Forget ctx's kernels and plans where they number PROGRAMS_MAX (called before one is
-    added, under the compiler lock)."""
-    if len(ctx._programs) >= PROGRAMS_MAX:
-        ctx._programs.clear()
-
-
 def _load_or_build(ctx, template: str, name: str, params: dict, key: tuple):
     options = _extra_options()
     bkey = binaries.entry_key(binaries.templates_digest(kernel_dir()), template, name, key[2], options)
@@ -164,7 +150,6 @@ def _load_or_build(ctx, template: str, name: str, params: dict, key: tuple):
         if prg is None:
             return None
     k = getattr(prg, name)
-    _bounded(ctx)
     # The device takes a kernel whose local memory exceeds a cap set on the Context (an
     # emulated AMD or Intel limit): refuse it as that device would, once per specialisation.
     used = k.get_work_group_info(cl.kernel_work_group_info.LOCAL_MEM_SIZE, ctx.device)
