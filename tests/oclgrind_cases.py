@@ -42,7 +42,10 @@ import pyopencl.array as cla
 #  * Once a buffer is freed and a later buffer reuses its place, bytes of the new buffer can
 #    read as uninitialized even after a kernel wrote them (seen: a 9-byte buffer in the place
 #    of a freed 3-byte one, bytes 3.. reported). So no buffer is ever freed here: every one is
-#    kept until the process exits (a few hundred small buffers).
+#    kept until the process exits (a few hundred small buffers). Nor any kernel (`_spy_kernel`):
+#    a context frees the programs of an old generation (render.PROGRAMS_MAX), and buffers in
+#    their place then read as uninitialized the same way (2026-11-30: 1000 reports in the
+#    radix kernels, none with the old programs kept; the values exact either way).
 #  * It does not count clEnqueueFillBuffer (what pyopencl.array.zeros and clbig's
 #    Context.zeros use) as initializing. So zeros are written by a kernel (pyopencl's fill) or
 #    copied from the host instead, whose stores it tracks.
@@ -90,6 +93,7 @@ _KERNEL, _LAUNCH = render.kernel, render.launch
 def _spy_kernel(ctx, template, name, work_group=None, **params):
     k = _KERNEL(ctx, template, name, work_group, **params)
     _BUILT[id(k)] = (template, params)
+    _KEEP_ALIVE.append(k)     # its program too (see the workarounds above)
     return k
 
 

@@ -119,6 +119,31 @@ def test_cache_off_and_pruning(monkeypatch, tmp_path):
     assert sorted(p.name for p in tmp_path.rglob("*.bin")) == ["3.bin", "4.bin", "5.bin"]
 
 
+def test_a_context_keeps_two_generations_of_kernels(monkeypatch, rng):
+    """Past render.PROGRAMS_MAX kernels a context's generation turns over (each program holds
+    driver memory: random widths once grew Intel's runtime by gigabytes): the kernels a loop
+    keeps using are carried over without a build, the others are freed, results stay exact."""
+    monkeypatch.setattr(render, "PROGRAMS_MAX", 4)
+    loaded = []
+    load = render._load_or_build
+    monkeypatch.setattr(render, "_load_or_build", lambda ctx, *a: loaded.append(a[-1]) or load(ctx, *a))
+    ctx = clbig.Context(clbig.current_context().device)
+    hot = [3**90, 5**40, 7]
+    with ctx:
+        H = clbig.array(hot)
+        assert (H * H).tolist() == [h * h for h in hot]
+        hot_keys, most = set(loaded), 0
+        for bits in (40, 300, 900, 1500, 2000, 3100, 4000, 5000, 6000, 300):
+            xs = [rng.getrandbits(bits) - (1 << (bits - 1)) for _ in range(3)]
+            ys = [rng.getrandbits(bits // 2 + 1) for _ in range(3)]
+            assert (clbig.array(xs) * clbig.array(ys)).tolist() == [x * y for x, y in zip(xs, ys)]
+            assert (H * H).tolist() == [h * h for h in hot]
+            most = max(most, len(ctx._programs), len(ctx._previous))
+        held = {k for k in list(ctx._programs) + list(ctx._previous) if k in loaded}
+    assert hot_keys and not hot_keys & set(loaded[len(hot_keys):]), "a kernel in use was built again"
+    assert most <= render.PROGRAMS_MAX + 1 and len(held) < len(set(loaded)), (most, len(held), len(set(loaded)))
+
+
 def test_growing_capacity_builds_a_kernel_per_limb_count(monkeypatch):
     """s = s + s a hundred times (a bit a step) and x = x * 3 (2 bits a step): the addition
     kernel takes its widths at run time on CPUs, and exact results run on whole limbs, so the

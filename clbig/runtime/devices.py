@@ -542,6 +542,7 @@ class Context(Current):
         # Kernels and launch plans are memoized on this object (see clbig.runtime.render), and
         # the builds under way, so that two threads wanting one kernel build it once.
         self._programs: dict = {}
+        self._previous: dict = {}     # the generation before (render.PROGRAMS_MAX)
         self._building: dict = {}
         self._building_lock = threading.Lock()
         # Every device array clbig makes comes from a pool: a chain of products and additions
