@@ -8,7 +8,8 @@ class DoesNotFit(Exception):
 
 # The key in ctx._programs under which `memo` keeps a context's launch plans: the same shape
 # as a kernel's key (template, name, parameters), so tools that walk _programs still can, and
-# clearing _programs (a sweep of settings) forgets the plans with the kernels.
+# a new generation of kernels (render.PROGRAMS_MAX) starts with no plans: the old plans hold
+# the old generation's kernels, which are freed with them.
 _MEMO = ("", "memo", ())
 
 
