@@ -371,3 +371,24 @@ def test_function_keywords_refused():
         args = ([a, a],) if fn is np.concatenate else (a,)
         with pytest.raises(TypeError, match=fn.__name__):
             fn(*args, **kw)
+
+
+def test_take_equal_and_zero_d_operands_as_numpy():
+    """np.take reads booleans as the indices 0 and 1 (not a mask); np.array_equal compares
+    shapes and then values as Python does (ints equal floats and bools of their value); a 0-d
+    array is one exponent or shift count; lists of numpy bools are masks (found by an audit,
+    2026-11-30)."""
+    vals = [1, -2, 2**70]
+    x, ref = clbig.array(vals), np.array(vals, dtype=object)
+    for idx in (np.array([True, False, True]), [True, False, True], np.True_):
+        assert np.asarray(np.take(x, idx)).tolist() == np.asarray(np.take(ref, idx)).tolist()
+    for other, want in (([1.0, -2.0, 2.0**70], True), ([1, -2, 2**70 + 1], False), (vals[:2], False),
+                        (np.array(vals, dtype=object), True), (2**70, False)):
+        assert np.array_equal(x, other) is want and np.array_equal(other, x) is want, other
+    assert np.array_equal(clbig.array([1, 0]), [True, False]) and not np.array_equal(clbig.array([5]), 5)
+    assert not np.array_equal(clbig.array([2**53 + 1]), [2.0**53])
+    y = clbig.array([3, -4])
+    assert (y ** np.array(3)).tolist() == [27, -64] and (y << np.array(2)).tolist() == [12, -16]
+    assert y[[np.True_, np.False_]].tolist() == [3]
+    y[[np.False_, np.True_]] = 9
+    assert y.tolist() == [3, 9]

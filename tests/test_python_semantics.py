@@ -193,6 +193,20 @@ def test_power_negative_exponent_names_its_position():
         clbig.array([2, 3]) ** [1, 0.5]
 
 
+def test_floor_ceil_and_numpy_scalar_indices_exact():
+    """math.floor / ceil / trunc of a one-element array are its int, not a float's rounding
+    (2**53 + 1); a narrow numpy integer indexes a batch longer than its dtype counts (found by
+    an audit, 2026-11-30)."""
+    import math
+    for v in (2**53 + 1, -(2**64 + 1), 2**1100):
+        x = clbig.array([v])
+        assert math.floor(x) == math.ceil(x) == math.trunc(x) == v
+    with pytest.raises(TypeError):
+        math.floor(clbig.array([1, 2]))
+    x = clbig.array(list(range(40000)))
+    assert x[np.int8(5)] == 5 and x[np.uint8(200)] == 200 and x[np.int16(-1)] == 39999
+
+
 def test_operator_index_of_one_element():
     x = clbig.array([5])
     assert operator.index(x) == 5 and isinstance(operator.index(x), int)

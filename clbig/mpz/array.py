@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import itertools
 import numbers
+import operator
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -456,7 +457,7 @@ class BigIntArray:
         if isinstance(i, (list, np.ndarray, BigIntArray)):
             return impl.getitem(self, i)            # masks and index arrays (mpz.index)
         if isinstance(i, numbers.Integral):
-            n = len(self)
+            n, i = len(self), operator.index(i)   # a numpy int8 would overflow in i % n
             if not -n <= i < n:
                 raise IndexError(f"index {i} out of range for a batch of {n}")
             return self.tolist()[i] if n < 2 else self[i % n:i % n + 1].tolist()[0]
@@ -543,6 +544,13 @@ class BigIntArray:
         if len(self) != 1:
             raise TypeError(f"only a one-element BigIntArray converts to an int; this one has {len(self)}")
         return self.tolist()[0]
+
+    def __floor__(self):
+        """math.floor of a one-element array: its int, exactly (without this, Python would go
+        through float and round 2**53 + 1 down)."""
+        return self.__int__()
+
+    __ceil__ = __trunc__ = __floor__
 
     def __bool__(self):
         """numpy's rule: the element's truth for a one-element array; ValueError for any other

@@ -21,7 +21,7 @@ def positions(x: BigIntArray, key) -> np.ndarray:
         key = key.tolist()
     if isinstance(key, (list, tuple)):
         for j, v in enumerate(key):     # numpy would take floats or strings in a list
-            if not isinstance(v, (numbers.Integral, MPZ)):
+            if not isinstance(v, (numbers.Integral, MPZ, np.bool_)):   # np.bool_ is no Integral
                 raise TypeError(f"BigIntArray index list: element {j} is {type(v).__name__} "
                                 f"{v!r}, not an integer or a bool")
         if key and all(isinstance(v, (bool, np.bool_)) for v in key):

@@ -335,8 +335,12 @@ def _np_nonzero(a):
 def _np_take(a, indices, axis=None, out=None, mode="raise"):
     if not _axis0(axis) or out is not None or mode != "raise":
         raise TypeError("numpy.take on a BigIntArray: only axis=None/0, out=None, mode='raise'")
-    if isinstance(indices, (numbers.Integral, np.integer)) and not isinstance(indices, bool):
+    if isinstance(indices, (numbers.Integral, np.integer, np.bool_)):
         return a[int(indices)]
+    if isinstance(indices, (list, tuple, np.ndarray)):
+        got = np.asarray(indices)
+        if got.dtype == np.bool_:        # numpy.take reads booleans as the indices 0 and 1,
+            indices = got.astype(np.int64)   # not as a mask (that is x[mask])
     return index.getitem(a, indices)
 
 
@@ -345,11 +349,21 @@ def _np_copy(a, order="K", subok=False):
 
 
 def _np_array_equal(a1, a2, equal_nan=False):
-    try:
-        x, y = reduce._batch(a1, "numpy.array_equal"), reduce._batch(a2, "numpy.array_equal")
-    except (TypeError, ValueError):
-        return False
-    return len(x) == len(y) and bool(ops.compare(x, y, "eq").all())
+    """numpy's rule: the same shape and every element equal, compared as Python compares them
+    (an int equals a float of the same value; a scalar's shape () is not a batch's (n,))."""
+    x, other = (a1, a2) if isinstance(a1, BigIntArray) else (a2, a1)
+    if not isinstance(other, BigIntArray):
+        try:
+            other = np.asarray(other)
+        except Exception:     # as numpy: what cannot be an array is not equal
+            return False
+        if other.shape != (len(x),):
+            return False
+        if other.dtype == np.bool_:
+            other = other.astype(np.int64)
+        if other.dtype.kind not in "iu":      # floats, objects: Python's exact comparisons
+            return all(v == w for v, w in zip(x.tolist(), other.tolist()))
+    return len(x) == len(other) and bool(ops.compare(x, other, "eq").all())
 
 
 def _function_table():

@@ -387,7 +387,9 @@ def _shift_amount(k) -> int:
 
 def shift_counts(k, what: str = "shift count"):
     """One count (an int) or one per element (a list of ints, each checked: TypeError or
-    ValueError naming the position of the first bad one)."""
+    ValueError naming the position of the first bad one). A 0-d numpy array is one count."""
+    if isinstance(k, np.ndarray) and k.ndim == 0:
+        k = k[()]
     if is_scalar(k) or isinstance(k, (bool, np.bool_)):
         return _shift_amount(k)
     if isinstance(k, BigIntArray):

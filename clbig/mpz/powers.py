@@ -47,6 +47,8 @@ def power(x: Operand, e: Counts) -> BigIntArray:
     >>> (clbig.array([-3, -3, 7]) ** [2, 3, 0]).tolist()
     [9, -27, 1]
     """
+    if isinstance(e, np.ndarray) and e.ndim == 0:     # one exponent, as numpy broadcasts it
+        e = e[()]
     if isinstance(e, (bool, np.bool_)) or not isinstance(e, (numbers.Integral, list, tuple, np.ndarray, BigIntArray)) \
             and not _is_mpz(e):
         raise TypeError(f"x ** e: e must be an integer >= 0 or one per element, got {type(e).__name__} "
@@ -55,8 +57,9 @@ def power(x: Operand, e: Counts) -> BigIntArray:
         try:
             counts = ops.shift_counts(e, "exponent")
         except ValueError as err:
-            raise ValueError(f"x ** e: {err}: the result would not be an integer (pow(x, e, m) "
-                             "takes negative exponents)") from None
+            why = (": the result would not be an integer (pow(x, e, m) takes negative exponents)"
+                   if "negative" in str(err) else "")
+            raise ValueError(f"x ** e: {err}{why}") from None
         return _power_rows(x, counts)
     x = coerce(x, context_of(x), "x", signed=True)
     e = int(e)
