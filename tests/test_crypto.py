@@ -203,6 +203,7 @@ def test_raw_rsa_as_cryptography(bits):
     assert rsa.private(nums, xs[:3]) == [pow(x, d, n) for x in xs[:3]]      # the numbers too
     assert rsa.public(key, rsa.private(key, xs)) == xs
     assert rsa.public(key.public_key(), [5]) == [pow(5, 65537, n)]
+    assert rsa.public(nums, [5]) == rsa.public(nums.public_numbers, [5]) == [pow(5, 65537, n)]
     k = (n.bit_length() + 7) // 8
     as_bytes = [x.to_bytes(k, "big") for x in xs]
     assert rsa.private(key, as_bytes) == [pow(x, d, n).to_bytes(k, "big") for x in xs]

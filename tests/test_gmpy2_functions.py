@@ -142,6 +142,8 @@ def test_crt(rng):
         clbig.crt([[1, 1]], [[3, 0]])
     with pytest.raises(ValueError, match="2 residues and 1 moduli"):
         clbig.crt([1, 2], [3])
+    with pytest.raises(ValueError, match=r"lengths do not broadcast: residues \[2, 1\], moduli \[2, 3\]"):
+        clbig.crt([[1, 2], 3], [[4, 5], [7, 9, 11]])     # once called "not coprime"
 
 
 def test_combinatorics():

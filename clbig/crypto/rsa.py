@@ -31,9 +31,11 @@ def _numbers(key, private: bool):
                 raise TypeError(f"expected cryptography's RSAPrivateKey or RSAPrivateNumbers, "
                                 f"got {type(key).__name__}")
         return nums
-    nums = key.public_numbers() if hasattr(key, "public_numbers") and not hasattr(key, "n") else key
-    if hasattr(nums, "public_numbers") and not hasattr(nums, "n"):
-        nums = nums.public_numbers
+    nums = key
+    for _ in range(2):   # a key's public_numbers() is a method, its private numbers' a property
+        if not hasattr(nums, "n") and hasattr(nums, "public_numbers"):
+            got = nums.public_numbers
+            nums = got() if callable(got) else got
     if not (hasattr(nums, "n") and hasattr(nums, "e")):
         raise TypeError(f"expected cryptography's RSA key or its numbers, got {type(key).__name__}")
     return nums

@@ -59,6 +59,11 @@ def crt(residues: Sequence[Operand], moduli: Sequence[Operand]) -> BigIntArray |
     ctx = context_of(*residues, *moduli)
     rs = [coerce(r, ctx, f"residues[{i}]", signed=True) for i, r in enumerate(residues)]
     ms = [coerce(m, ctx, f"moduli[{i}]", signed=True) for i, m in enumerate(moduli)]
+    lens = [len(v) for v in rs + ms]
+    n = max(lens)
+    if any(k not in (1, n) for k in lens):
+        raise ValueError(f"crt: lengths do not broadcast: residues {lens[:len(rs)]}, moduli "
+                         f"{lens[len(rs):]} (each the batch's length or 1)")
     for i, m in enumerate(ms):
         low = ops.compare(m, 1, "lt")
         if low.any():
