@@ -7,6 +7,9 @@ broadcasting, plain ints, empty and one-element batches and every error.
 Widths are few and shared (each is a kernel specialisation)."""
 from __future__ import annotations
 
+import math
+import random
+
 import gmpy2
 import numpy as np
 import pytest
@@ -410,6 +413,7 @@ def test_host_row_limits_by_device_kind_and_width(ctx, monkeypatch):
     from clbig.mpz import hostrows
     from clbig.runtime import plan
     monkeypatch.delenv("CLBIG_HOST_ROWS", raising=False)
+    monkeypatch.setenv("CLBIG_HOST_FIRST_MS", "0")      # no first-call allowance past the limit
     kind = 0 if plan.is_gpu(ctx) else 1
     for fam, row in hostrows.LIMITS.items():
         assert hostrows.limit(ctx, fam, 64) == hostrows.limit(ctx, fam, 1024) == row[kind]
@@ -420,3 +424,58 @@ def test_host_row_limits_by_device_kind_and_width(ctx, monkeypatch):
         with clbig.profile() as p:
             assert clbig.is_prime(rows).tolist() == [bool(gmpy2.is_prime(v)) for v in rows]
         assert (p.kernels == 0) == on_host
+
+
+def test_first_calls_past_the_host_limit_rent_until_the_allowance_is_spent(ctx, monkeypatch):
+    """Until a family has run on the device in a context, a call of up to FIRST_FACTOR times
+    its host limit runs on the host while such calls' host time stays within HOST_FIRST_MS; a
+    larger call, or any once that time is spent, goes to the device, and from then on the
+    limit alone decides. Arrays take the device (and end the allowance); HOST_ROWS and
+    HOST_FIRST_MS=0 turn it off. prod likewise, for lists and arrays, in bits."""
+    from clbig.mpz import hostrows
+    monkeypatch.delenv("CLBIG_HOST_ROWS", raising=False)
+    monkeypatch.setenv("CLBIG_HOST_FIRST_MS", "60000")
+    monkeypatch.setitem(hostrows.LIMITS, "lcm", (2, 2, 1))
+    monkeypatch.setitem(hostrows.LIMITS, "prod", (2, 2, 1))     # 2048 bits in all
+    f = hostrows.FIRST_FACTOR
+    r = random.Random(43)
+    a = [r.getrandbits(900) for _ in range(4 * f)]
+    b = [r.getrandbits(700) for _ in range(4 * f)]
+
+    def lcm_where(n):
+        with clbig.profile() as p:
+            assert clbig.lcm(a[:n], b[:n]).tolist() == [math.lcm(x, y) for x, y in zip(a[:n], b[:n])]
+        return "host" if p.kernels == 0 else "device"
+
+    ctx.profile.clear("host_first")
+    assert [lcm_where(n) for n in (2, 2 * f, 2 * f)] == ["host"] * 3
+    assert hostrows._spent(ctx)["lcm"] > 0
+    assert lcm_where(2 * f + 1) == "device"                 # past FIRST_FACTOR times the limit
+    assert [lcm_where(n) for n in (3, 2)] == ["device", "host"]    # bought: the limit alone
+    ctx.profile.clear("host_first")
+    hostrows.spend(ctx, "lcm", 59.0)
+    assert lcm_where(3) == "host"
+    hostrows.spend(ctx, "lcm", 1.0)                          # the allowance spent
+    assert lcm_where(3) == "device"
+    ctx.profile.clear("host_first")
+    clbig.lcm(clbig.array(a[:3]), b[:3])                     # an array: the device path
+    assert lcm_where(3) == "device"
+    for var, val in (("CLBIG_HOST_FIRST_MS", "0"), ("CLBIG_HOST_ROWS", "2")):
+        ctx.profile.clear("host_first")
+        monkeypatch.setenv(var, val)
+        assert lcm_where(3) == "device"
+        monkeypatch.setenv("CLBIG_HOST_FIRST_MS", "60000")
+        monkeypatch.delenv("CLBIG_HOST_ROWS", raising=False)
+
+    ctx.profile.clear("host_first")
+    vals = [r.getrandbits(256) - 2 ** 255 for _ in range(8 * f)]   # capacity 256 bits each
+
+    def prod_where(x):
+        with clbig.profile() as p:
+            assert clbig.prod(x) == math.prod(x.tolist() if isinstance(x, clbig.BigIntArray) else x)
+        return "host" if p.kernels == 0 else "device"
+
+    assert prod_where(vals[:8 * f]) == "host"                # 8 f x 256 bits = f x the limit
+    assert prod_where(clbig.array(vals[:8 * f])) == "host"
+    assert prod_where(vals[:8 * f] + [3]) == "device"         # past it: the tree on the device
+    assert prod_where(vals[:9]) == "device"

@@ -13,8 +13,23 @@ its errors are raised as always) takes the device path.
 The limits (`HOST_ROWS`, else the table below) are where the device's warm call caught up
 with one host core (bench/README.md, "A few rows on the host"). powmod has its own rule and
 setting (clbig.mpz.modular: GMP on every core, by the moduli's bits).
+
+Past its limit the device is the faster one warm, but a family's first device call in a
+process builds its kernels: 1-10 s on NVIDIA's and PoCL's compilers. Waiting that long for
+work the host finishes in milliseconds is the wrong trade until the family is used enough to
+repay it: the rent-or-buy problem, whose classic answer is to rent until the rent paid equals
+the price. So until a family has run on the device in a context, a call of up to FIRST_FACTOR
+times its limit still runs on the host while the host time such calls took in that context
+stays under `HOST_FIRST_MS` (`rent`); the first call past that, or larger, goes to the device
+and builds, and from then on the limit alone decides (`bought`). The host's extra time is
+thereby bounded by the allowance, once per family and context.
 """
 from __future__ import annotations
+
+import functools
+import math
+import threading
+import time
 
 from ..runtime import plan as P, profiling
 from ..runtime.devices import current_context
@@ -46,6 +61,78 @@ LIMITS = {
     # Intel's runtime on 2 cores never did up to 2^28 (bench/README.md, same section).
     "sum": (32768, 262144, 1),
 }
+
+
+# A call of up to this many times its family's limit may run on the host as a first call
+# (`rent`). At 8x the limits the host takes 1-70 ms (lcm 512 rows, is_prime 512 rows of 1024
+# bits, a product of 2^21 bits, on one core of the H200's host), a first device call 1-10 s.
+FIRST_FACTOR = 8
+
+_BOUGHT = None          # a family's entry once its device path has run in the context
+_renting = threading.local()   # .on: (ctx, family) of the host call `rent` let through
+
+
+def _spent(ctx) -> dict:
+    """family -> seconds of host time its first calls took in ctx (_BOUGHT once the device
+    ran it)."""
+    return ctx.profile.cache("host_first")
+
+
+def first_factor(ctx, family: str) -> int:
+    """How many times its limit a call of `family` may be and still run on the host now:
+    FIRST_FACTOR while ctx's first-call allowance for it is open, else 1. Closed where
+    HOST_ROWS is set (it then decides alone) or HOST_FIRST_MS is 0."""
+    if getattr(ctx, "is_multi", False):
+        return 1
+    s = ctx.profile.settings
+    if s.host_rows is not None or not s.host_first_ms:
+        return 1
+    got = _spent(ctx).get(family, 0.0)
+    return 1 if got is _BOUGHT or got * 1000 >= s.host_first_ms else FIRST_FACTOR
+
+
+def rent(ctx, family: str, over: float) -> bool:
+    """For a call `over` times its family's limit (> 1): whether it runs on the host as a
+    first call (then its time counts against the allowance: `host_path`, `spend`); where
+    not, the device path runs now, and the family is `bought`."""
+    if over <= first_factor(ctx, family):
+        _renting.on = (ctx, family)
+        if profiling.active():
+            profiling.note(f"{family}: {over:.1f} times its host limit, on the host as a first "
+                           f"call (the device would build its kernels first; HOST_FIRST_MS)")
+        return True
+    bought(ctx, family)
+    return False
+
+
+def bought(ctx, family: str) -> None:
+    """The family's device path runs in ctx: from now on its limit alone decides."""
+    if not getattr(ctx, "is_multi", False):
+        _spent(ctx)[family] = _BOUGHT
+
+
+def spend(ctx, family: str, seconds: float) -> None:
+    """Count a first call's host time against ctx's allowance for the family."""
+    c = _spent(ctx)
+    got = c.get(family, 0.0)
+    if got is not _BOUGHT:
+        c[family] = got + seconds
+
+
+def host_path(fn):
+    """Decorate a family's host function (which calls `take`): where `take` let the call
+    through as a first call (`rent`), its time counts against the allowance."""
+    @functools.wraps(fn)
+    def call(*args):
+        _renting.on = None
+        t0 = time.perf_counter()
+        try:
+            return fn(*args)
+        finally:
+            got, _renting.on = getattr(_renting, "on", None), None
+            if got is not None:
+                spend(*got, time.perf_counter() - t0)
+    return call
 
 
 def plain_rows(x) -> int:
@@ -109,20 +196,22 @@ def take(family: str, operands: tuple):
     ctx = current_context()
     if getattr(ctx, "is_multi", False):
         return None
-    ceiling = limit(ctx, family, 0)     # the limit at narrow widths: the most it can be
+    ceiling = limit(ctx, family, 0) * first_factor(ctx, family)   # the most it can be
     if any(type(x) in (list, tuple) and len(x) > ceiling for x in operands):
+        bought(ctx, family)
         return None                     # a long batch, before its values are read
     lens = [plain_rows(x) for x in operands]
     if -1 in lens:
+        bought(ctx, family)             # arrays, numpy: the device path
         return None
     n = max(lens) or 1
     if any(k > 1 and k != n for k in lens):
         return None                     # lengths the device path refuses, with its message
     most = limit(ctx, family, max(capacity(x) for x in operands))
-    if n > most:
+    if n > most and not rent(ctx, family, n / most if most else math.inf):
         return None
     cols = [[x] * n if k == 0 else list(x) * n if k == 1 else list(x) for x, k in zip(operands, lens)]
-    if profiling.active():
+    if profiling.active() and n <= most:
         profiling.note(f"{family}: {n} rows of plain ints on the host, gmpy2 on this thread (at "
                        f"most {most} there: a launch on {ctx.name} costs more; HOST_ROWS)")
     return ctx, cols

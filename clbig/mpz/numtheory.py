@@ -135,6 +135,7 @@ def bit_count(a: Operand) -> np.ndarray | int:
 
 
 # -- lcm --------------------------------------------------------------------------------------
+@hostrows.host_path
 def _lcm_on_host(*args):
     """lcm's few rows of plain ints (clbig.mpz.hostrows), else None."""
     got = hostrows.take("lcm", args) if len(args) == 2 else None
@@ -186,6 +187,7 @@ def lcm(a: Operand, b: Operand) -> BigIntArray | int:
 
 
 # -- gcdext -----------------------------------------------------------------------------------
+@hostrows.host_path
 def _gcdext_on_host(*args):
     """gcdext's few rows of plain ints (clbig.mpz.hostrows), else None; the capacities as the
     device path gives them (g: gcd's rule)."""
@@ -286,6 +288,7 @@ def _root_index(k) -> int:
     return k
 
 
+@hostrows.host_path
 def _iroot_on_host(*args):
     """iroot's few rows of plain non-negative ints and an int k >= 1 (clbig.mpz.hostrows),
     else None."""
@@ -497,6 +500,7 @@ def _prime_rows(family: str, args):
     return None if got is None else (got[0], got[1][0], _bases(reps))
 
 
+@hostrows.host_path
 def _is_prime_on_host(*args):
     """is_prime's few rows of plain ints (clbig.mpz.hostrows), else None."""
     got = _prime_rows("is_prime", args)
@@ -603,6 +607,7 @@ def _mr_rows(x: BigIntArray, bases: list[int]) -> np.ndarray:
 
 
 # -- next_prime -------------------------------------------------------------------------------
+@hostrows.host_path
 def _next_prime_on_host(*args):
     """next_prime's few rows of plain ints (clbig.mpz.hostrows), else None: odd candidates
     upward by is_prime's test, capacity a.bits + 1 (Bertrand: the prime < 2 a)."""
@@ -684,6 +689,7 @@ def next_prime(a: Operand, reps: int = 25) -> BigIntArray | int:
     return ops.add(b, off.tolist())
 
 
+@hostrows.host_path
 def _prev_prime_on_host(*args):
     """prev_prime's few rows of plain ints >= 3 (clbig.mpz.hostrows), else None."""
     got = _prime_rows("prev_prime", args)

@@ -138,13 +138,13 @@ def prod(x: Operand) -> int:
     """
     if isinstance(x, np.ndarray):
         x = ndarray_values(x, "clbig.prod")
-    if _plain_on_host(x, "prod"):
-        return _host_prod(x)
+    got = _prod_on_host(x)
+    if got is not None:
+        return got
     x = _batch(x, "clbig.prod")
     if not len(x):
         return 1
-    if len(x) * x.bits <= _host_bits(x.ctx, "prod", len(x)):
-        return _host_prod(x.tolist())
+    hostrows.bought(x.ctx, "prod")
     while len(x) > 1:
         h = len(x) // 2
         p = ops.mul(rowops.take(x, np.arange(0, 2 * h, 2)), rowops.take(x, np.arange(1, 2 * h, 2)))
@@ -166,6 +166,27 @@ def _host_bits(ctx, family: str, n: int) -> float:
 def _plain_on_host(x, family: str) -> bool:
     """x is a list or tuple of plain ints within the host's limit for the family."""
     return type(x) in (list, tuple) and hostrows.plain_within(x, _host_bits(current_context(), family, len(x)))
+
+
+@hostrows.host_path
+def _prod_on_host(x) -> int | None:
+    """x's product by gmpy2's tree where the host takes it, else None: a list of plain ints
+    or an array of at most the host limit's bits in all, or past it as a first call
+    (hostrows.rent)."""
+    if type(x) in (list, tuple):
+        ctx = current_context()
+        most = _host_bits(ctx, "prod", len(x))
+        if not hostrows.plain_within(x, most * hostrows.first_factor(ctx, "prod")):
+            return None
+        total = len(x) * hostrows.capacity(x) if len(x) > 1 else 0
+    elif isinstance(x, BigIntArray) and len(x):
+        ctx, total = x.ctx, len(x) * x.bits
+        most = _host_bits(ctx, "prod", len(x))
+    else:
+        return None
+    if total > most and not hostrows.rent(ctx, "prod", total / most if most else math.inf):
+        return None
+    return _host_prod(x if type(x) in (list, tuple) else x.tolist())
 
 
 def _host_prod(vals) -> int:
