@@ -385,6 +385,11 @@ def _shift_amount(k) -> int:
     return k
 
 
+class NegativeCount(ValueError):
+    """A negative count in a list of them (shift_counts): callers whose counts mean something
+    else (exponents) say why it is refused."""
+
+
 def shift_counts(k, what: str = "shift count"):
     """One count (an int) or one per element (a list of ints, each checked: TypeError or
     ValueError naming the position of the first bad one). A 0-d numpy array is one count."""
@@ -406,7 +411,7 @@ def shift_counts(k, what: str = "shift count"):
             raise TypeError(f"{what} at index {i}: expected an integer, got {type(v).__name__}")
         v = int(v)
         if v < 0:
-            raise ValueError(f"{what} at index {i} is negative ({v})")
+            raise NegativeCount(f"{what} at index {i} is negative ({v})")
         out.append(v)
     return out
 

@@ -56,10 +56,11 @@ def power(x: Operand, e: Counts) -> BigIntArray:
     if not isinstance(e, (numbers.Integral,)) and not _is_mpz(e):
         try:
             counts = ops.shift_counts(e, "exponent")
+        except ops.NegativeCount as err:
+            raise ValueError(f"x ** e: {err}: the result would not be an integer (pow(x, e, m) "
+                             "takes negative exponents)") from None
         except ValueError as err:
-            why = (": the result would not be an integer (pow(x, e, m) takes negative exponents)"
-                   if "negative" in str(err) else "")
-            raise ValueError(f"x ** e: {err}{why}") from None
+            raise ValueError(f"x ** e: {err}") from None
         return _power_rows(x, counts)
     x = coerce(x, context_of(x), "x", signed=True)
     e = int(e)
