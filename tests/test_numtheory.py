@@ -431,12 +431,13 @@ def test_first_calls_past_the_host_limit_rent_until_the_allowance_is_spent(ctx, 
     its host limit runs on the host while such calls' host time stays within HOST_FIRST_MS; a
     larger call, or any once that time is spent, goes to the device, and from then on the
     limit alone decides. Arrays take the device (and end the allowance); HOST_ROWS and
-    HOST_FIRST_MS=0 turn it off. prod likewise, for lists and arrays, in bits."""
+    HOST_FIRST_MS=0 turn it off. prod (lists and arrays) and sum (lists) likewise, in bits."""
     from clbig.mpz import hostrows
     monkeypatch.delenv("CLBIG_HOST_ROWS", raising=False)
     monkeypatch.setenv("CLBIG_HOST_FIRST_MS", "60000")
     monkeypatch.setitem(hostrows.LIMITS, "lcm", (2, 2, 1))
     monkeypatch.setitem(hostrows.LIMITS, "prod", (2, 2, 1))     # 2048 bits in all
+    monkeypatch.setitem(hostrows.LIMITS, "sum", (2, 2, 1))
     f = hostrows.FIRST_FACTOR
     r = random.Random(43)
     a = [r.getrandbits(900) for _ in range(4 * f)]
@@ -470,12 +471,14 @@ def test_first_calls_past_the_host_limit_rent_until_the_allowance_is_spent(ctx, 
     ctx.profile.clear("host_first")
     vals = [r.getrandbits(256) - 2 ** 255 for _ in range(8 * f)]   # capacity 256 bits each
 
-    def prod_where(x):
-        with clbig.profile() as p:
-            assert clbig.prod(x) == math.prod(x.tolist() if isinstance(x, clbig.BigIntArray) else x)
-        return "host" if p.kernels == 0 else "device"
+    for fn, ref in ((clbig.prod, math.prod), (clbig.sum, sum)):
+        def where(x):
+            with clbig.profile() as p:
+                assert fn(x) == ref(x.tolist() if isinstance(x, clbig.BigIntArray) else x)
+            return "host" if p.kernels == 0 else "device"
 
-    assert prod_where(vals[:8 * f]) == "host"                # 8 f x 256 bits = f x the limit
-    assert prod_where(clbig.array(vals[:8 * f])) == "host"
-    assert prod_where(vals[:8 * f] + [3]) == "device"         # past it: the tree on the device
-    assert prod_where(vals[:9]) == "device"
+        assert where(vals[:8 * f]) == "host"                 # 8 f x 256 bits = f x the limit
+        if fn is clbig.prod:                                 # (arrays are summed on the device)
+            assert where(clbig.array(vals[:8 * f])) == "host"
+        assert where(vals[:8 * f] + [3]) == "device"          # past it: the device's tree
+        assert where(vals[:9]) == "device"

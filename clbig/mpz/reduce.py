@@ -83,13 +83,13 @@ def sum(x: Operand) -> int:   # noqa: A001 (clbig.sum, as numpy's)
     """
     if isinstance(x, np.ndarray):
         x = ndarray_values(x, "clbig.sum")
-    if _plain_on_host(x, "sum"):
-        if profiling.active():
-            profiling.note(f"sum: {len(x)} plain ints added on the host by Python (HOST_ROWS)")
-        return _python_sum(x)
+    got = _sum_on_host(x)
+    if got is not None:
+        return got
     x = _batch(x, "clbig.sum")
     if not len(x):
         return 0
+    hostrows.bought(x.ctx, "sum")
     if not rowops.single(x):
         return _python_sum(x.tolist())
     neg = x.neg
@@ -102,6 +102,24 @@ def sum(x: Operand) -> int:   # noqa: A001 (clbig.sum, as numpy's)
 
 def _python_sum(vals):
     return builtins.sum(vals)
+
+
+@hostrows.host_path
+def _sum_on_host(x) -> int | None:
+    """Python's sum of a list of plain ints within the host's limit in bits, or past it as a
+    first call (hostrows.rent), else None."""
+    if type(x) not in (list, tuple):
+        return None
+    ctx = current_context()
+    most = _host_bits(ctx, "sum", len(x))
+    if not hostrows.plain_within(x, most * hostrows.first_factor(ctx, "sum")):
+        return None
+    total = len(x) * hostrows.capacity(x) if len(x) > 1 else 0
+    if total > most and not hostrows.rent(ctx, "sum", total / most if most else math.inf):
+        return None
+    if profiling.active() and total <= most:
+        profiling.note(f"sum: {len(x)} plain ints added on the host by Python (HOST_ROWS)")
+    return _python_sum(x)
 
 
 def prod(x: Operand) -> int:
@@ -161,11 +179,6 @@ def _host_bits(ctx, family: str, n: int) -> float:
     call builds kernels: bench/README.md, "Products of a few values on the host"); no limit
     for fewer than two values, nothing to add or multiply."""
     return math.inf if n < 2 else hostrows.limit(ctx, family) * 1024
-
-
-def _plain_on_host(x, family: str) -> bool:
-    """x is a list or tuple of plain ints within the host's limit for the family."""
-    return type(x) in (list, tuple) and hostrows.plain_within(x, _host_bits(current_context(), family, len(x)))
 
 
 @hostrows.host_path

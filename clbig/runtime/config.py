@@ -91,7 +91,7 @@ _TABLE = (
        "device); prod of at most this many times 1024 bits in all, lists and arrays, and sum of "
        "lists alike (per kind: LIMITS)", False),
     _s("HOST_FIRST_MS", "count", 250, "milliseconds of host time the HOST_ROWS families (and "
-       "prod) may spend on calls of up to 8 times their limit before their first device call in "
+       "prod and sum) may spend on calls of up to 8 times their limit before their first device call in "
        "a context builds their kernels (a first call's builds take seconds; 0: past the limit, "
        "always the device)", False),
     _s("POWMOD_FIXED_ROWS", "count", 32, "powmod with one base and one odd modulus for at least "
