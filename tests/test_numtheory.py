@@ -468,6 +468,16 @@ def test_first_calls_past_the_host_limit_rent_until_the_allowance_is_spent(ctx, 
         monkeypatch.setenv("CLBIG_HOST_FIRST_MS", "60000")
         monkeypatch.delenv("CLBIG_HOST_ROWS", raising=False)
 
+    # A rented call whose allowance runs out between rows stops there and goes to the device.
+    monkeypatch.setitem(hostrows.LIMITS, "is_prime", (2, 2, 0))
+    monkeypatch.setenv("CLBIG_HOST_FIRST_MS", "1")
+    primes = [int(gmpy2.next_prime(r.getrandbits(1024))) for _ in range(2 * f)]   # 25 rounds each
+    ctx.profile.clear("host_first")
+    with clbig.profile() as p:
+        assert clbig.is_prime(primes).all()
+    assert p.kernels > 0 and hostrows._spent(ctx)["is_prime"] is None
+    monkeypatch.setenv("CLBIG_HOST_FIRST_MS", "60000")
+
     ctx.profile.clear("host_first")
     vals = [r.getrandbits(256) - 2 ** 255 for _ in range(8 * f)]   # capacity 256 bits each
 

@@ -21,8 +21,9 @@ repay it: the rent-or-buy problem, whose classic answer is to rent until the ren
 the price. So until a family has run on the device in a context, a call of up to FIRST_FACTOR
 times its limit still runs on the host while the host time such calls took in that context
 stays under `HOST_FIRST_MS` (`rent`); the first call past that, or larger, goes to the device
-and builds, and from then on the limit alone decides (`bought`). The host's extra time is
-thereby bounded by the allowance, once per family and context.
+and builds, and from then on the limit alone decides (`bought`). A rented call that runs out
+of allowance between rows stops and goes to the device (`paced`), so the host's extra time
+is bounded by the allowance and one row, once per family and context.
 """
 from __future__ import annotations
 
@@ -119,15 +120,41 @@ def spend(ctx, family: str, seconds: float) -> None:
         c[family] = got + seconds
 
 
+class _RentSpent(Exception):
+    """A rented call ran out of allowance between two rows (`paced`)."""
+
+
+def paced(rows):
+    """The rows, one by one; in a call `rent` let through, the allowance is checked before
+    each, and once it is spent the call stops (`host_path` then hands it to the device). So
+    a rented call costs at most what is left of the allowance and one row, however slow its
+    rows (a batch of primes takes is_prime 25 modular powers a row)."""
+    got = getattr(_renting, "on", None)
+    if got is None:
+        yield from rows
+        return
+    ctx, family = got
+    left = ctx.profile.settings.host_first_ms / 1000 - (_spent(ctx).get(family, 0.0) or 0.0)
+    until = time.perf_counter() + left
+    for row in rows:
+        if time.perf_counter() > until:
+            raise _RentSpent
+        yield row
+
+
 def host_path(fn):
     """Decorate a family's host function (which calls `take`): where `take` let the call
-    through as a first call (`rent`), its time counts against the allowance."""
+    through as a first call (`rent`), its time counts against the allowance, and where the
+    allowance ran out during it (`paced`), it returns None: the device path runs."""
     @functools.wraps(fn)
     def call(*args):
         _renting.on = None
         t0 = time.perf_counter()
         try:
             return fn(*args)
+        except _RentSpent:
+            bought(*_renting.on)
+            return None
         finally:
             got, _renting.on = getattr(_renting, "on", None), None
             if got is not None:

@@ -142,7 +142,7 @@ def _lcm_on_host(*args):
     if got is None:
         return None
     ctx, (av, bv) = got
-    out = [int(gmpy2.lcm(x, y)) for x, y in zip(av, bv)]
+    out = [int(gmpy2.lcm(x, y)) for x, y in hostrows.paced(zip(av, bv))]
     return host_result(ctx, out, hostrows.capacity(args[0]) + hostrows.capacity(args[1]))
 
 
@@ -195,7 +195,7 @@ def _gcdext_on_host(*args):
     if got is None:
         return None
     ctx, (av, bv) = got
-    g, s, t = zip(*[map(int, gmpy2.gcdext(x, y)) for x, y in zip(av, bv)])   # GMP's mpz_gcdext
+    g, s, t = zip(*[map(int, gmpy2.gcdext(x, y)) for x, y in hostrows.paced(zip(av, bv))])   # GMP's mpz_gcdext
     ab, bb = hostrows.capacity(args[0]), hostrows.capacity(args[1])
     gb = min(ab, bb) if max(g).bit_length() <= min(ab, bb) else max(ab, bb)
     return host_result(ctx, list(g), gb), host_result(ctx, list(s), bb), host_result(ctx, list(t), ab)
@@ -299,7 +299,7 @@ def _iroot_on_host(*args):
         return None
     ctx, (av,) = got
     k = args[1]
-    roots = [gmpy2.iroot(x, k) for x in av]
+    roots = [gmpy2.iroot(x, k) for x in hostrows.paced(av)]
     return (host_result(ctx, [int(r) for r, _ in roots], max(-(-hostrows.capacity(args[0]) // k), 1)),
             np.array([e for _, e in roots], bool))
 
@@ -507,7 +507,7 @@ def _is_prime_on_host(*args):
     if got is None:
         return None
     _, av, bases = got
-    return np.array([_prime_row(v, bases) for v in av], bool)
+    return np.array([_prime_row(v, bases) for v in hostrows.paced(av)], bool)
 
 
 @scalar_call("a")
@@ -616,7 +616,7 @@ def _next_prime_on_host(*args):
         return None
     ctx, av, bases = got
     out = []
-    for v in av:
+    for v in hostrows.paced(av):
         if v < 2:
             out.append(2)
             continue
@@ -697,7 +697,7 @@ def _prev_prime_on_host(*args):
         return None
     ctx, av, bases = got
     out = []
-    for v in av:
+    for v in hostrows.paced(av):
         c = v - 1 - (v & 1) if v > 3 else 2     # the first odd below v; prev_prime(3) == 2
         while c > 2 and not _prime_row(c, bases):
             c -= 2
