@@ -550,6 +550,37 @@ def test_powmod_host_rows_default_by_device_type(monkeypatch):
     assert not any("on the host" in s for s in p.notes) and p.kernels > 0, p.notes
 
 
+def test_powmod_first_calls_rent_the_host_by_a_timed_row(rng, monkeypatch):
+    """Past its host limit, powmod's first calls in a context stay on the host within 8 times
+    the limit where its widest row, timed, says the rows fit the allowance on the host's
+    cores; a larger batch, or one the timed row says is too slow, goes to the device, and
+    from then on the limit alone decides."""
+    from clbig.mpn import host_powm
+    from clbig.mpz import hostrows
+    for var in ("CLBIG_POWMOD_HOST_ROWS", "CLBIG_HOST_ROWS"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("CLBIG_HOST_FIRST_MS", "60000")
+    for table in ("HOST_ROWS_PER_CORE", "HOST_ROWS_PER_CORE_CPU", "HOST_ROWS_PER_CORE_POCL"):
+        monkeypatch.setattr(modular, table, ((1 << 62, 1),))     # the limit: one row a core
+    ctx, k = clbig.current_context(), host_powm.cores()
+
+    def where(n, bits=256, e=65537):
+        a = [rng.getrandbits(bits) for _ in range(n)]
+        m = [rng.getrandbits(bits) | 1 for _ in range(n)]
+        with clbig.profile() as p:
+            assert clbig.powmod(a, e, m).tolist() == [pow(x, e, q) for x, q in zip(a, m)]
+        return "host" if p.kernels == 0 else "device"
+
+    ctx.profile.clear("host_first")
+    assert [where(k), where(3 * k), where(8 * k)] == ["host"] * 3
+    assert where(8 * k + 1) == "device"
+    assert [where(3 * k), where(k)] == ["device", "host"]       # bought: the limit alone
+    ctx.profile.clear("host_first")
+    monkeypatch.setenv("CLBIG_HOST_FIRST_MS", "1")              # a 4096-bit row takes ms
+    assert where(2 * k, 4096, 2**4095 + 1) == "device"
+    assert hostrows._spent(ctx)["powmod"] is None
+
+
 def test_host_rows_by_gmp_threads(rng, monkeypatch):
     """The host rows run through gmpy2 in threads with the GIL released, the calling thread
     taking a share: exact values, edges included, on several cores as on one (the thread

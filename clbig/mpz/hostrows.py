@@ -92,6 +92,13 @@ def first_factor(ctx, family: str) -> int:
     return 1 if got is _BOUGHT or got * 1000 >= s.host_first_ms else FIRST_FACTOR
 
 
+def left(ctx, family: str) -> float:
+    """Seconds of ctx's first-call allowance left for the family (0 where it is closed)."""
+    if first_factor(ctx, family) == 1:
+        return 0.0
+    return ctx.profile.settings.host_first_ms / 1000 - (_spent(ctx).get(family, 0.0) or 0.0)
+
+
 def rent(ctx, family: str, over: float) -> bool:
     """For a call `over` times its family's limit (> 1): whether it runs on the host as a
     first call (then its time counts against the allowance: `host_path`, `spend`); where
@@ -133,9 +140,7 @@ def paced(rows):
     if got is None:
         yield from rows
         return
-    ctx, family = got
-    left = ctx.profile.settings.host_first_ms / 1000 - (_spent(ctx).get(family, 0.0) or 0.0)
-    until = time.perf_counter() + left
+    until = time.perf_counter() + left(*got)
     for row in rows:
         if time.perf_counter() > until:
             raise _RentSpent

@@ -22,6 +22,7 @@ Results have capacity m.bits; plain ints in give an int out.
 """
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING
 
 import gmpy2
@@ -29,12 +30,11 @@ import numpy as np
 
 from ..mpn import host_powm, mont, mont52, mont52_powm
 from ..runtime import plan as P, profiling
-from . import ops
+from . import hostrows, ops
 from .array import BigIntArray, array, host_result
 from .coerce import coerce, is_scalar
 from .construct import where
 from .dispatch import rows
-from .hostrows import plain_rows
 from .gcd import invert
 from ..runtime.devices import current_context
 
@@ -248,6 +248,7 @@ def _python_base(x: BigIntArray, M: "Modulus") -> BigIntArray:
     return ops.mod(x, M.m)       # Modulus has refused a zero modulus already
 
 
+@hostrows.host_path
 def _few_on_host(*args):
     """powmod's fast path (dispatch.rows' `fast`): a few rows of plain ints (ints, or lists or
     tuples of them, broadcasting), exponents >= 0 and moduli >= 1, computed on the host as
@@ -257,7 +258,7 @@ def _few_on_host(*args):
     ordinary path takes (and its errors)."""
     if len(args) != 3:
         return None
-    lens = [plain_rows(x) for x in args]
+    lens = [hostrows.plain_rows(x) for x in args]
     if -1 in lens:
         return None
     n = max(lens) or 1
@@ -272,7 +273,7 @@ def _few_on_host(*args):
             return None
         out, threads, mbits = [int(gmpy2.powmod(a, e, m))], 1, m.bit_length()
     else:
-        if any(k > 1 and k != n for k in lens) or n > (limit if limit is not None else _most_rows(ctx)):
+        if any(k > 1 and k != n for k in lens) or n > (limit if limit is not None else _most_rows(ctx, True)):
             return None
         av, ev, mv = ([x] * n if k == 0 else x * n if k == 1 else x for x, k in zip(args, lens))
         if min(ev) < 0 or min(mv) < 1:
@@ -280,7 +281,7 @@ def _few_on_host(*args):
         mbits = max(mv).bit_length()
         if limit is None:
             limit = _host_rows(ctx, mbits, s)
-            if n > limit:
+            if not _within(ctx, n, limit, av, ev, mv):
                 return None
         out, threads = host_powm.powm_rows(av, ev, mv)
     if profiling.active():
@@ -431,10 +432,34 @@ def _per_core(ctx) -> tuple:
     return HOST_ROWS_PER_CORE_CPU if ctx.profile.facts.intel_cpu_runtime else HOST_ROWS_PER_CORE_POCL
 
 
-def _most_rows(ctx) -> int:
+def _most_rows(ctx, first: bool = False) -> int:
     """The most rows any default of this device's kind sends to the host (whatever the
-    moduli's bits): a longer batch goes to the device without its values being read."""
-    return max(k for _, k in _per_core(ctx)) * host_powm.cores()
+    moduli's bits): a longer batch goes to the device without its values being read. first:
+    as a first call may (hostrows.first_factor times that)."""
+    most = max(k for _, k in _per_core(ctx)) * host_powm.cores()
+    return most * hostrows.first_factor(ctx, "powmod") if first else most
+
+
+def _within(ctx, n: int, limit: int, av, ev, mv) -> bool:
+    """Whether n rows run on the host: within the default limit for their moduli, or past it
+    as a first call (hostrows.rent), where the widest row, computed here and timed, says that
+    the rows, spread over the host's cores, take less than what is left of the allowance (a
+    row's time grows as bits^2 or more times the exponent's bits, so the factor alone would
+    let 8 x 6 rows of 8192 bits rent for seconds)."""
+    if n <= limit:
+        return True
+    if n > limit * hostrows.first_factor(ctx, "powmod"):
+        hostrows.bought(ctx, "powmod")
+        return False
+    i = max(range(n), key=lambda j: (mv[j].bit_length(), ev[j].bit_length()))
+    t0 = time.perf_counter()
+    gmpy2.powmod(av[i], ev[i], mv[i])
+    took = time.perf_counter() - t0
+    hostrows.spend(ctx, "powmod", took)
+    if took * -(-n // host_powm.cores()) > hostrows.left(ctx, "powmod"):
+        hostrows.bought(ctx, "powmod")
+        return False
+    return hostrows.rent(ctx, "powmod", n / limit)
 
 
 def _host_rows(ctx, bits: int, s) -> int:
@@ -465,6 +490,7 @@ def _values_of(x) -> list:
     return x.tolist() if isinstance(x, BigIntArray) else list(x)
 
 
+@hostrows.host_path
 def _on_host(ctx, a, e, m):
     """pow(a, e, m) row by row on the host (GMP on every core, clbig.mpn.host_powm) where the
     batch has at most _host_rows rows (exponents >= 0, moduli >= 1) of host values, or of
@@ -477,19 +503,20 @@ def _on_host(ctx, a, e, m):
     if n == 0:
         return None                    # an empty batch: the device path gives the empty result
     s = ctx.profile.settings
-    if n > s.get("powmod_host_rows", _most_rows(ctx)):
+    if n > s.get("powmod_host_rows", _most_rows(ctx, True)):
+        hostrows.bought(ctx, "powmod")
         return None                    # beyond the setting or any default: values not read
     vals = [_values_of(x) for x in (a, e, m)]
     mbits = max(int(z).bit_length() for z in vals[2])
     limit = _host_rows(ctx, mbits, s)
-    if not 0 < n <= limit:
-        return None
     av, ev, mv = ([v[0]] * n if len(v) == 1 else v for v in vals)
     if any(y < 0 for y in ev):
         return None                    # through the inverse, on the device
     for i, mi in enumerate(mv):
         if mi == 0:
             raise ValueError(f"modulus is 0 at index {i}")
+    if n > limit and (s.powmod_host_rows is not None or not _within(ctx, n, limit, av, ev, mv)):
+        return None
     out, threads = host_powm.powm_rows(av, ev, mv)
     bits = m.bits if isinstance(m, (BigIntArray, Modulus)) else 32 * max(1, -(-mbits // 32))
     if profiling.active():   # (formatting the note costs more than the row at small sizes)

@@ -90,10 +90,11 @@ _TABLE = (
        "more (default per operation and device kind, clbig.mpz.hostrows.LIMITS; 0: always the "
        "device); prod of at most this many times 1024 bits in all, lists and arrays, and sum of "
        "lists alike (per kind: LIMITS)", False),
-    _s("HOST_FIRST_MS", "count", 250, "milliseconds of host time the HOST_ROWS families (and "
-       "prod and sum) may spend on calls of up to 8 times their limit before their first device call in "
-       "a context builds their kernels (a first call's builds take seconds; 0: past the limit, "
-       "always the device)", False),
+    _s("HOST_FIRST_MS", "count", 250, "milliseconds of host time the HOST_ROWS families, prod, "
+       "sum and powmod may spend on calls of up to 8 times their default limits before their "
+       "first device call in a context builds their kernels (a first call's builds take seconds; "
+       "0: past the limits, always the device; off where HOST_ROWS is set, and for powmod where "
+       "POWMOD_HOST_ROWS is)", False),
     _s("POWMOD_FIXED_ROWS", "count", 32, "powmod with one base and one odd modulus for at least "
        "this many rows takes a table of the base's powers shared by every row (kept for the next "
        "call with the same base, modulus and exponent length; 0: never)", False),
