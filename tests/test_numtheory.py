@@ -492,3 +492,10 @@ def test_first_calls_past_the_host_limit_rent_until_the_allowance_is_spent(ctx, 
             assert where(clbig.array(vals[:8 * f])) == "host"
         assert where(vals[:8 * f] + [3]) == "device"          # past it: the device's tree
         assert where(vals[:9]) == "device"
+    from clbig.mpz import reduce
+    monkeypatch.setattr(reduce, "RENT_BITS", 4096)               # one gmpy2 tree: capped
+    ctx.profile.clear("host_first")
+    for x in (vals[:32], clbig.array(vals[:32])):                  # 8192 bits in all
+        with clbig.profile() as p:
+            assert clbig.prod(x) == math.prod(vals[:32])
+        assert p.kernels > 0

@@ -11,8 +11,9 @@ Anything else (arrays, numpy, mpz, keyword arguments, input the device path refu
 its errors are raised as always) takes the device path.
 
 The limits (`HOST_ROWS`, else the table below) are where the device's warm call caught up
-with one host core (bench/README.md, "A few rows on the host"). powmod has its own rule and
-setting (clbig.mpz.modular: GMP on every core, by the moduli's bits).
+with one host core (bench/README.md, "A few rows on the host"). powmod has its own limits and
+setting (clbig.mpz.modular: GMP on every core, by the moduli's bits) and shares the first-call
+allowance below.
 
 Past its limit the device is the faster one warm, but a family's first device call in a
 process builds its kernels: 1-10 s on NVIDIA's and PoCL's compilers. Waiting that long for
@@ -65,8 +66,10 @@ LIMITS = {
 
 
 # A call of up to this many times its family's limit may run on the host as a first call
-# (`rent`). At 8x the limits the host takes 1-70 ms (lcm 512 rows, is_prime 512 rows of 1024
-# bits, a product of 2^21 bits, on one core of the H200's host), a first device call 1-10 s.
+# (`rent`). At 8x the GPUs' limits one core of the 2-core EPYC took 3 ms for lcm of 512 rows of
+# 1024 bits, 17-48 ms for is_prime of as many (primes cost more: `paced` stops a slow batch),
+# 17 ms for a product of 2^21 bits; a first device call takes 1-10 s (bench/README.md, "First
+# calls past the host limits").
 FIRST_FACTOR = 8
 
 _BOUGHT = None          # a family's entry once its device path has run in the context

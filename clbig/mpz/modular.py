@@ -455,7 +455,6 @@ def _within(ctx, n: int, limit: int, av, ev, mv) -> bool:
     t0 = time.perf_counter()
     gmpy2.powmod(av[i], ev[i], mv[i])
     took = time.perf_counter() - t0
-    hostrows.spend(ctx, "powmod", took)
     if took * -(-n // host_powm.cores()) > hostrows.left(ctx, "powmod"):
         hostrows.bought(ctx, "powmod")
         return False

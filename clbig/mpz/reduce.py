@@ -181,20 +181,31 @@ def _host_bits(ctx, family: str, n: int) -> float:
     return math.inf if n < 2 else hostrows.limit(ctx, family) * 1024
 
 
+# A product past the host limit rented as a first call is one gmpy2 tree, which cannot stop
+# between rows as the number theory's rented calls do (hostrows.paced), so it is rented only
+# up to the bits whose tree takes about the allowance: 2^23 (gmpy2's tree of 2^21 bits took 15
+# ms on one core of a 2-core EPYC, of 2^25 bits 510 ms; bench/README.md, "Products of a few
+# values on the host"). CPU devices' limits are above it: they never rent a product.
+RENT_BITS = 1 << 23
+
+
 @hostrows.host_path
 def _prod_on_host(x) -> int | None:
     """x's product by gmpy2's tree where the host takes it, else None: a list of plain ints
     or an array of at most the host limit's bits in all, or past it as a first call
-    (hostrows.rent)."""
+    (hostrows.rent) of at most RENT_BITS."""
     if type(x) in (list, tuple):
         ctx = current_context()
         most = _host_bits(ctx, "prod", len(x))
-        if not hostrows.plain_within(x, most * hostrows.first_factor(ctx, "prod")):
+        reach = builtins.max(most, builtins.min(most * hostrows.first_factor(ctx, "prod"), RENT_BITS))
+        if not hostrows.plain_within(x, reach):
             return None
         total = len(x) * hostrows.capacity(x) if len(x) > 1 else 0
     elif isinstance(x, BigIntArray) and len(x):
         ctx, total = x.ctx, len(x) * x.bits
         most = _host_bits(ctx, "prod", len(x))
+        if total > most and total > RENT_BITS:
+            return None
     else:
         return None
     if total > most and not hostrows.rent(ctx, "prod", total / most if most else math.inf):
