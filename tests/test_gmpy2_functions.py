@@ -188,3 +188,29 @@ def test_scalars_against_rows_and_refusals():
                        (lambda: clbig.t_div_2exp(5, 1.5), "t_div_2exp: the power of two must be an integer")):
         with pytest.raises(TypeError, match=what):
             call()
+
+
+def test_counts_and_arguments_checked_per_row_and_zero_d():
+    """Per-row counts name the index of a non-integer (TypeError) or a 2-d shape (ValueError);
+    a 0-d numpy array is one count or argument; scans refuse starts past int64 by name;
+    fac/fib/binomial refuse bytes, dicts and sets (gmpy2 does); where broadcasts a
+    one-element condition to zero rows, as numpy's."""
+    for call, err, what in (
+            (lambda: clbig.f_div_2exp([5, 6], [1, None]), TypeError, "f_div_2exp: the power of two at index 1"),
+            (lambda: clbig.bit_test([5, 6], [1, "a"]), TypeError, "bit_test: the bit index at index 1"),
+            (lambda: clbig.t_div_2exp([5, 6], [1, -1.5]), TypeError, "index 1 must be an integer, got float"),
+            (lambda: clbig.bit_set([5, 6], np.array([[1, 2]])), ValueError, "one-dimensional"),
+            (lambda: clbig.bit_scan1([5, -6], [1, 2**63]), OverflowError, "bit_scan1: the start .* at index 1"),
+            (lambda: clbig.bit_scan0(5, 2**63), OverflowError, "beyond 2..63 - 1"),
+            (lambda: clbig.fac(b"ab"), TypeError, "got bytes"),
+            (lambda: clbig.fib({3: 4}), TypeError, "got dict"),
+            (lambda: clbig.binomial({5}, 2), TypeError, "got set"),
+            (lambda: clbig.where([True], [1, 2], [5, 6, 7]), ValueError, "x has 2 elements, y 3")):
+        with pytest.raises(err, match=what):
+            call()
+    assert clbig.f_div_2exp([5, 6, 7], range(3)).tolist() == [5, 3, 1]
+    assert clbig.f_div_2exp([5, 6], np.array(1)).tolist() == [2, 3]
+    assert clbig.bit_test([5, 6], np.array(1)).tolist() == [False, True]
+    assert clbig.bit_scan1([5, -6], [1, 2**63 - 1]).tolist() == [2, 2**63 - 1]
+    assert clbig.fac(np.array(5)) == 120 and clbig.binomial(10, np.array(3)) == 120
+    assert clbig.where([True], [], [5]).tolist() == [] and clbig.where([False], [7], []).tolist() == []

@@ -74,13 +74,13 @@ def bit_test(x: Operand, n: Counts) -> np.ndarray | bool:
     >>> clbig.bit_test([5, 5, -1, -2], [0, 1, 1000, 0]).tolist()
     [True, False, True, False]
     """
-    n = _exp(n, "bit_test")
+    n = _exp(n, "bit_test", "the bit index")
     return ops.compare(bitops.bitwise("and", ops.shift_right(_x(x), n), 1), 1, "eq")
 
 
 @scalar_call("x", counts=("n",))
 def _with_bit(op: str, x, n, name: str):
-    n = _exp(n, name)
+    n = _exp(n, name, "the bit index")
     a = _x(x)
     b = _bit(a, n)
     if op == "andnot":
@@ -186,6 +186,17 @@ def _found(i: int) -> int | None:
     return None if i < 0 else i
 
 
+def _start(n, what: str):
+    """A scan's start (or one per row), checked as _exp does; OverflowError naming the first
+    one beyond 2**63 - 1, where gmpy2 goes on to 2**64 - 1: the answers are int64."""
+    n = _exp(n, what, "the bit index")
+    for i, v in enumerate([n] if is_scalar(n) else n):
+        if v > np.iinfo(np.int64).max:
+            raise OverflowError(f"{what}: the start {v}{'' if is_scalar(n) else f' at index {i}'} "
+                                "is beyond 2**63 - 1 (the answers are int64)")
+    return n
+
+
 def _scan1(a: BigIntArray, n) -> np.ndarray:
     y = ops.shift_right(a, n)
     low = bitops.bitwise("and", y, -y)                  # the lowest set bit, 0 where y = 0
@@ -226,8 +237,7 @@ def bit_scan1(x: Operand, n: Counts = 0) -> np.ndarray | int | None:
     >>> clbig.bit_scan1([8, 0, -8, 12], [0, 0, 0, 3]).tolist(), clbig.bit_scan1(0)
     ([3, -1, 3, 3], None)
     """
-    n = _exp(n, "bit_scan1")
-    return _scan1(_x(x), n)
+    return _scan1(_x(x), _start(n, "bit_scan1"))
 
 
 @scalar_call("x", counts=("n",), then=_found)
@@ -261,8 +271,7 @@ def bit_scan0(x: Operand, n: Counts = 0) -> np.ndarray | int | None:
     >>> clbig.bit_scan0([7, 0, -1, -8], [0, 0, 0, 1]).tolist(), clbig.bit_scan0(-1)
     ([3, 0, -1, 1], None)
     """
-    n = _exp(n, "bit_scan0")
-    return _scan1(~_x(x), n)
+    return _scan1(~_x(x), _start(n, "bit_scan0"))
 
 
 @scalar_call("x")

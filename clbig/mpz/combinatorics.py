@@ -11,6 +11,7 @@ import operator
 from typing import TYPE_CHECKING
 
 import gmpy2
+import numpy as np
 
 from .array import BigIntArray, array
 from .coerce import context_of, is_scalar, ndarray_values
@@ -26,8 +27,12 @@ ULONG_MAX = 2**64 - 1
 def _args(n, what: str, nonneg: bool = True, ulong: bool = True) -> list:
     """The arguments as Python ints (a BigIntArray's values too); OverflowError naming the
     first negative one, or (ulong) one above 2**64 - 1, where gmpy2 would raise it."""
+    if isinstance(n, np.ndarray) and n.ndim == 0:
+        n = n[()]                                       # a 0-d array: one argument
     if isinstance(n, BigIntArray):
         vals = n.tolist()
+    elif isinstance(n, (str, bytes, bytearray, dict, set, frozenset)):   # iterable, not of integers
+        raise TypeError(f"{what} expects an integer or a sequence of them, got {type(n).__name__}")
     elif is_scalar(n) or not hasattr(n, "__iter__"):   # numpy integer scalars too; a float is
         vals = [n]                                      # refused below, naming its type
     elif hasattr(n, "dtype"):
@@ -50,7 +55,7 @@ def _args(n, what: str, nonneg: bool = True, ulong: bool = True) -> list:
 def _result(values: list, *args) -> BigIntArray | int:
     """The one value for plain-integer arguments (no device involved), else the values as an
     array of the first BigIntArray argument's context (the current one where there is none)."""
-    if all(map(is_scalar, args)):
+    if all(is_scalar(a) or isinstance(a, np.ndarray) and a.ndim == 0 for a in args):
         return values[0]
     like = next((a for a in args if isinstance(a, BigIntArray)), None)
     return array(values, ctx=None if like is None else context_of(like))

@@ -237,8 +237,12 @@ def where(cond: np.ndarray | Iterable[bool], x: Operand, y: Operand,
     ctx = _context_for((x, y), ctx)
     xa, ya = _as_array(x, ctx, "x"), _as_array(y, ctx, "y")
     n = len(c)
-    if n == 1 and (len(xa) != 1 or len(ya) != 1):   # a one-element condition broadcasts too
-        n = max(len(xa), len(ya))
+    long = {len(v) for v in (xa, ya) if len(v) != 1}
+    if n == 1 and len(long) > 1:
+        raise ValueError(f"clbig.where: x has {len(xa)} elements, y {len(ya)} (lengths must match "
+                         "or be one)")
+    if n == 1 and long:                   # a one-element condition broadcasts too, to 0 rows too
+        n = long.pop()
         c = np.broadcast_to(c, (n,))
     for name, v in (("x", xa), ("y", ya)):
         if len(v) not in (n, 1):

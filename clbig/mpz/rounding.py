@@ -119,21 +119,29 @@ def t_div(x: Operand, y: Operand) -> BigIntArray | int:
     return with_neg(q, np.broadcast_to(flip, (len(q),)).copy())   # signs only: no launch
 
 
-def _exp(n, what: str):
-    """A shift count (or one per row) as gmpy2 takes it: OverflowError for a negative one,
-    naming its index."""
-    if not is_scalar(n) and not isinstance(n, (BigIntArray, np.ndarray, list, tuple, range)):
-        raise TypeError(f"{what}: the power of two must be an integer or a sequence of them, "
-                        f"got {type(n).__name__}")
+def _exp(n, what: str, noun: str = "the power of two"):
+    """A shift count (or one per row) as gmpy2 takes it: one int (a 0-d numpy array too), or
+    a list of them; TypeError naming the index of an element that is not an integer,
+    OverflowError naming the index of a negative one."""
+    if isinstance(n, np.ndarray) and n.ndim == 0:
+        n = n[()]
     if is_scalar(n):
         if int(n) < 0:
-            raise OverflowError(f"{what}: the power of two must be >= 0, got {n}")
+            raise OverflowError(f"{what}: {noun} must be >= 0, got {n}")
         return int(n)
+    if not isinstance(n, (BigIntArray, np.ndarray, list, tuple, range)):
+        raise TypeError(f"{what}: {noun} must be an integer or a sequence of them, got "
+                        f"{type(n).__name__}")
+    if isinstance(n, np.ndarray) and n.ndim != 1:
+        raise ValueError(f"{what}: one per row must be one-dimensional, got shape {n.shape}")
     vals = n.tolist() if isinstance(n, (BigIntArray, np.ndarray)) else list(n)
-    bad = [i for i, v in enumerate(vals) if v < 0]
-    if bad:
-        raise OverflowError(f"{what}: the power of two must be >= 0, got {vals[bad[0]]} at index {bad[0]}")
-    return n
+    for i, v in enumerate(vals):
+        if not is_scalar(v):
+            raise TypeError(f"{what}: {noun} at index {i} must be an integer, got "
+                            f"{type(v).__name__}")
+        if v < 0:
+            raise OverflowError(f"{what}: {noun} must be >= 0, got {v} at index {i}")
+    return [int(v) for v in vals]
 
 
 @scalar_call("x", counts=("n",))
