@@ -461,6 +461,13 @@ def test_first_calls_past_the_host_limit_rent_until_the_allowance_is_spent(ctx, 
     ctx.profile.clear("host_first")
     clbig.lcm(clbig.array(a[:3]), b[:3])                     # an array: the device path
     assert lcm_where(3) == "device"
+    ctx.profile.clear("host_first")                          # no device rows: still open
+    assert clbig.lcm([], []).tolist() == []
+    with pytest.raises(TypeError):
+        clbig.lcm([1, True], [2, 3])
+    assert lcm_where(3) == "host"
+    assert clbig.lcm(a[:3], b=b[:3]).tolist() == [math.lcm(x, y) for x, y in zip(a, b[:3])]
+    assert lcm_where(3) == "device"                          # a keyword call ran the device
     for var, val in (("CLBIG_HOST_FIRST_MS", "0"), ("CLBIG_HOST_ROWS", "2")):
         ctx.profile.clear("host_first")
         monkeypatch.setenv(var, val)
@@ -499,3 +506,15 @@ def test_first_calls_past_the_host_limit_rent_until_the_allowance_is_spent(ctx, 
         with clbig.profile() as p:
             assert clbig.prod(x) == math.prod(vals[:32])
         assert p.kernels > 0
+
+
+def test_iroot_of_a_huge_k_as_the_device_gives_it(monkeypatch):
+    """k past gmpy2's unsigned long: the host path leaves it to the device (roots 0 or 1)."""
+    for host_rows in ("0", None):
+        if host_rows is None:
+            monkeypatch.delenv("CLBIG_HOST_ROWS", raising=False)
+        else:
+            monkeypatch.setenv("CLBIG_HOST_ROWS", host_rows)
+        assert clbig.iroot(8, 2**64) == (1, False)
+        r, exact = clbig.iroot([0, 1, 8], 2**64)
+        assert r.tolist() == [0, 1, 1] and exact.tolist() == [True, True, False]

@@ -255,7 +255,10 @@ class BigIntArray:
         """The (n, m) uint32 device array of the magnitudes, least significant limb first."""
         d = self._data
         if d is None:
-            d = self._data = self._upload_later()
+            up = self._upload_later
+            if up is None:                # another thread uploaded since (it sets _data first)
+                return self._data
+            d = self._data = up()         # (two threads at once upload equal limbs)
             self._upload_later = None
         return d
 

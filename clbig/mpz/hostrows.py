@@ -74,6 +74,7 @@ FIRST_FACTOR = 8
 
 _BOUGHT = None          # a family's entry once its device path has run in the context
 _renting = threading.local()   # .on: (ctx, family) of the host call `rent` let through
+_lock = threading.Lock()       # spend's read and write against bought's
 
 
 def _spent(ctx) -> dict:
@@ -105,29 +106,47 @@ def left(ctx, family: str) -> float:
 def rent(ctx, family: str, over: float) -> bool:
     """For a call `over` times its family's limit (> 1): whether it runs on the host as a
     first call (then its time counts against the allowance: `host_path`, `spend`); where
-    not, the device path runs now, and the family is `bought`."""
+    not, the device path runs (and, done, marks the family `bought`: `ran`)."""
     if over <= first_factor(ctx, family):
         _renting.on = (ctx, family)
         if profiling.active():
             profiling.note(f"{family}: {over:.1f} times its host limit, on the host as a first "
                            f"call (the device would build its kernels first; HOST_FIRST_MS)")
         return True
-    bought(ctx, family)
     return False
 
 
 def bought(ctx, family: str) -> None:
-    """The family's device path runs in ctx: from now on its limit alone decides."""
+    """The family's device path ran in ctx: from now on its limit alone decides."""
     if not getattr(ctx, "is_multi", False):
-        _spent(ctx)[family] = _BOUGHT
+        c = _spent(ctx)
+        if c.get(family, 0.0) is not _BOUGHT:
+            with _lock:
+                c[family] = _BOUGHT
+
+
+def ran(family: str, result) -> None:
+    """The device path of `family` returned `result` (dispatch.rows, after the host path
+    declined): where it computed rows on the device (a result with rows, not made on the host
+    as host_result makes them), the family is bought in the result's context."""
+    r = result[0] if isinstance(result, tuple) and result else result
+    if getattr(r, "_data", True) is None:
+        return
+    try:
+        if not len(r):
+            return
+    except TypeError:           # one row's int or bool (an all-int call)
+        pass
+    bought(getattr(r, "ctx", None) or current_context(), family)
 
 
 def spend(ctx, family: str, seconds: float) -> None:
     """Count a first call's host time against ctx's allowance for the family."""
     c = _spent(ctx)
-    got = c.get(family, 0.0)
-    if got is not _BOUGHT:
-        c[family] = got + seconds
+    with _lock:
+        got = c.get(family, 0.0)
+        if got is not _BOUGHT:
+            c[family] = got + seconds
 
 
 class _RentSpent(Exception):
@@ -150,24 +169,29 @@ def paced(rows):
         yield row
 
 
-def host_path(fn):
-    """Decorate a family's host function (which calls `take`): where `take` let the call
-    through as a first call (`rent`), its time counts against the allowance, and where the
-    allowance ran out during it (`paced`), it returns None: the device path runs."""
-    @functools.wraps(fn)
-    def call(*args):
-        _renting.on = None
-        t0 = time.perf_counter()
-        try:
-            return fn(*args)
-        except _RentSpent:
-            bought(*_renting.on)
-            return None
-        finally:
-            got, _renting.on = getattr(_renting, "on", None), None
-            if got is not None:
-                spend(*got, time.perf_counter() - t0)
-    return call
+def host_path(family: str):
+    """Decorate `family`'s host function (which calls `take` or `rent`): where the call ran as
+    a first call (`rent`), its time counts against the allowance, and where the allowance ran
+    out during it (`paced`), it returns None: the device path runs. The context is opened
+    first, so that a process's first call is not charged for it (0.1 s and more). The
+    function's `family` tells dispatch.rows whose device path follows (`ran`)."""
+    def deco(fn):
+        @functools.wraps(fn)
+        def call(*args):
+            current_context()
+            _renting.on = None
+            t0 = time.perf_counter()
+            try:
+                return fn(*args)
+            except _RentSpent:
+                return None
+            finally:
+                got, _renting.on = getattr(_renting, "on", None), None
+                if got is not None:
+                    spend(*got, time.perf_counter() - t0)
+        call.family = family
+        return call
+    return deco
 
 
 def plain_rows(x) -> int:
@@ -233,11 +257,9 @@ def take(family: str, operands: tuple):
         return None
     ceiling = limit(ctx, family, 0) * first_factor(ctx, family)   # the most it can be
     if any(type(x) in (list, tuple) and len(x) > ceiling for x in operands):
-        bought(ctx, family)
         return None                     # a long batch, before its values are read
     lens = [plain_rows(x) for x in operands]
     if -1 in lens:
-        bought(ctx, family)             # arrays, numpy: the device path
         return None
     n = max(lens) or 1
     if any(k > 1 and k != n for k in lens):

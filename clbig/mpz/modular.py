@@ -248,7 +248,7 @@ def _python_base(x: BigIntArray, M: "Modulus") -> BigIntArray:
     return ops.mod(x, M.m)       # Modulus has refused a zero modulus already
 
 
-@hostrows.host_path
+@hostrows.host_path("powmod")
 def _few_on_host(*args):
     """powmod's fast path (dispatch.rows' `fast`): a few rows of plain ints (ints, or lists or
     tuples of them, broadcasting), exponents >= 0 and moduli >= 1, computed on the host as
@@ -449,14 +449,12 @@ def _within(ctx, n: int, limit: int, av, ev, mv) -> bool:
     if n <= limit:
         return True
     if n > limit * hostrows.first_factor(ctx, "powmod"):
-        hostrows.bought(ctx, "powmod")
         return False
     i = max(range(n), key=lambda j: (mv[j].bit_length(), ev[j].bit_length()))
     t0 = time.perf_counter()
     gmpy2.powmod(av[i], ev[i], mv[i])
     took = time.perf_counter() - t0
     if took * -(-n // host_powm.cores()) > hostrows.left(ctx, "powmod"):
-        hostrows.bought(ctx, "powmod")
         return False
     return hostrows.rent(ctx, "powmod", n / limit)
 
@@ -489,7 +487,7 @@ def _values_of(x) -> list:
     return x.tolist() if isinstance(x, BigIntArray) else list(x)
 
 
-@hostrows.host_path
+@hostrows.host_path("powmod")
 def _on_host(ctx, a, e, m):
     """pow(a, e, m) row by row on the host (GMP on every core, clbig.mpn.host_powm) where the
     batch has at most _host_rows rows (exponents >= 0, moduli >= 1) of host values, or of
@@ -503,7 +501,6 @@ def _on_host(ctx, a, e, m):
         return None                    # an empty batch: the device path gives the empty result
     s = ctx.profile.settings
     if n > s.get("powmod_host_rows", _most_rows(ctx, True)):
-        hostrows.bought(ctx, "powmod")
         return None                    # beyond the setting or any default: values not read
     vals = [_values_of(x) for x in (a, e, m)]
     mbits = max(int(z).bit_length() for z in vals[2])

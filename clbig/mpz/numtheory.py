@@ -135,7 +135,7 @@ def bit_count(a: Operand) -> np.ndarray | int:
 
 
 # -- lcm --------------------------------------------------------------------------------------
-@hostrows.host_path
+@hostrows.host_path("lcm")
 def _lcm_on_host(*args):
     """lcm's few rows of plain ints (clbig.mpz.hostrows), else None."""
     got = hostrows.take("lcm", args) if len(args) == 2 else None
@@ -187,7 +187,7 @@ def lcm(a: Operand, b: Operand) -> BigIntArray | int:
 
 
 # -- gcdext -----------------------------------------------------------------------------------
-@hostrows.host_path
+@hostrows.host_path("gcdext")
 def _gcdext_on_host(*args):
     """gcdext's few rows of plain ints (clbig.mpz.hostrows), else None; the capacities as the
     device path gives them (g: gcd's rule)."""
@@ -288,12 +288,12 @@ def _root_index(k) -> int:
     return k
 
 
-@hostrows.host_path
+@hostrows.host_path("iroot")
 def _iroot_on_host(*args):
     """iroot's few rows of plain non-negative ints and an int k >= 1 (clbig.mpz.hostrows),
     else None."""
-    if len(args) != 2 or type(args[1]) is not int or args[1] < 1:
-        return None
+    if len(args) != 2 or type(args[1]) is not int or not 1 <= args[1] < 1 << 64:
+        return None                     # (gmpy2's k is an unsigned long; the device takes any)
     got = hostrows.take("iroot", args[:1])
     if got is None or min(got[1][0]) < 0:
         return None
@@ -500,7 +500,7 @@ def _prime_rows(family: str, args):
     return None if got is None else (got[0], got[1][0], _bases(reps))
 
 
-@hostrows.host_path
+@hostrows.host_path("is_prime")
 def _is_prime_on_host(*args):
     """is_prime's few rows of plain ints (clbig.mpz.hostrows), else None."""
     got = _prime_rows("is_prime", args)
@@ -607,7 +607,7 @@ def _mr_rows(x: BigIntArray, bases: list[int]) -> np.ndarray:
 
 
 # -- next_prime -------------------------------------------------------------------------------
-@hostrows.host_path
+@hostrows.host_path("next_prime")
 def _next_prime_on_host(*args):
     """next_prime's few rows of plain ints (clbig.mpz.hostrows), else None: odd candidates
     upward by is_prime's test, capacity a.bits + 1 (Bertrand: the prime < 2 a)."""
@@ -689,7 +689,7 @@ def next_prime(a: Operand, reps: int = 25) -> BigIntArray | int:
     return ops.add(b, off.tolist())
 
 
-@hostrows.host_path
+@hostrows.host_path("prev_prime")
 def _prev_prime_on_host(*args):
     """prev_prime's few rows of plain ints >= 3 (clbig.mpz.hostrows), else None."""
     got = _prime_rows("prev_prime", args)

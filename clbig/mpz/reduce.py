@@ -104,7 +104,7 @@ def _python_sum(vals):
     return builtins.sum(vals)
 
 
-@hostrows.host_path
+@hostrows.host_path("sum")
 def _sum_on_host(x) -> int | None:
     """Python's sum of a list of plain ints within the host's limit in bits, or past it as a
     first call (hostrows.rent), else None."""
@@ -189,7 +189,7 @@ def _host_bits(ctx, family: str, n: int) -> float:
 RENT_BITS = 1 << 23
 
 
-@hostrows.host_path
+@hostrows.host_path("prod")
 def _prod_on_host(x) -> int | None:
     """x's product by gmpy2's tree where the host takes it, else None: a list of plain ints
     or an array of at most the host limit's bits in all, or past it as a first call
