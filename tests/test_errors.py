@@ -485,3 +485,37 @@ def test_cli_demo_says_why_gmpy2_wins_on_a_cpu():
     if cpu:
         assert "a*b" in note and "a+b" not in note and "bench/README.md" in note
     assert cpu_note(ctx, [("a*b", 0.01, 1, 0.001, 0.005)]) is None
+
+
+def test_limits_refused_before_host_work():
+    """Sizes past a limit are refused up front, by name, before the host builds anything:
+    GMP's own limit and the device's buffer for fac/fib/binomial (GMP aborts the process past
+    its limit), clbig's batch limit and the device's buffer for numpy views, full and
+    from_limbs (before a full copy or index array), an empty product of a huge capacity at
+    once (its plan walked every limb), and a kernel past a capped local memory as a
+    MemoryError."""
+    for call, err, what in (
+            (lambda: clbig.fib([2**40]), OverflowError, "fib: element 0.*GMP's limit"),
+            (lambda: clbig.fac(2**40), OverflowError, "fac: element 0"),
+            (lambda: clbig.binomial([2**64 - 1], [2**40]), OverflowError, "binomial"),
+            (lambda: clbig.array(np.broadcast_to(np.int64(1), (2**33,))), OverflowError, "2..32 - 1"),
+            (lambda: clbig.array([1]) + np.broadcast_to(np.int64(1), (2**33,)), OverflowError, "operand b"),
+            (lambda: clbig.full(2**33, 7), OverflowError, "clbig.full"),
+            (lambda: clbig.from_limbs(np.broadcast_to(np.uint32(1), (2**33, 1))), OverflowError, "from_limbs"),
+            (lambda: clbig.from_limbs(np.broadcast_to(np.uint32(1), (2**30, 64))), MemoryError, "clbig.from_limbs: .* 2048 bits")):
+        with pytest.raises(err, match=what):
+            call()
+    small = clbig.Context(max_memory=1 << 20)
+    with small:
+        with pytest.raises(MemoryError, match="fac: 1 values"):
+            clbig.fac(10**6)                       # 2.3 MB: past the 1 MiB cap, not computed
+        with pytest.raises(MemoryError, match="clbig.full"):
+            clbig.full(2**20, 7, bits=64)
+    empty = clbig.zeros(0, bits=2**40)
+    assert (empty * empty).tolist() == [] and (empty ** 3).bits == 3 * 2**40
+    try:
+        with clbig.Context(max_local_mem=256):
+            got = clbig.divmod(clbig.array([2**200 + 5]), clbig.array([2**127 - 1]))
+        assert [v.tolist() for v in got] == [list(divmod(2**200 + 5, 2**127 - 1))[:1], [(2**200 + 5) % (2**127 - 1)]]
+    except MemoryError as e:
+        assert "local memory" in str(e)

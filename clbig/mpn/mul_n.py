@@ -14,6 +14,8 @@ defaults below, measured on an NVIDIA H100 (bench/results/).
 """
 from __future__ import annotations
 
+import numpy as np
+
 
 from . import mul_basecase, mul_fp64, mul_ntt, mul_ssa
 from ..runtime import plan as P
@@ -121,6 +123,9 @@ def choose(ctx, ma: int, mb: int, bits: int, n: int = 1 << 30, ssa: bool = True)
 
 
 def mul(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits: int, algorithm: str = "auto"):
+    if n == 0:      # nothing to plan: SSA's plan for a huge capacity walks its limbs (seconds)
+        check_algorithm(algorithm)
+        return ctx.empty((0, -(-bits // 32)), np.uint32)
     if check_algorithm(algorithm) == "auto":
         algorithm = choose(ctx, ma, mb, bits, n)
     else:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import itertools
 import numbers
+import os
 import operator
 from typing import TYPE_CHECKING
 
@@ -80,6 +81,28 @@ def check_fits(ctx: Context, n: int, bits: int, what: str) -> None:
             f"{what}: {n} values of {bits} bits need {_gib(nbytes)} in one buffer, but {ctx.name} "
             f"allocates at most {_gib(limit)} in one buffer (max_mem_alloc_size; "
             f"{_gib(ctx.memory)} of global memory{', capped by max_memory' if capped else ''})")
+
+
+def host_free() -> int | None:
+    """Bytes of host memory free now (Linux and most Unixes), else None."""
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def check_numpy_batch(x: np.ndarray, what: str) -> None:
+    """Refuse, before a numpy array becomes Python ints, a batch clbig cannot hold (more than
+    2**32 - 1 values: OverflowError) or whose ints the host has no memory for (about 48 bytes
+    each: MemoryError, not a bare one from deep inside the conversion)."""
+    n = int(x.size)
+    if n > MAX_BATCH:
+        raise OverflowError(f"{what}: a batch of {n} values; clbig batches hold at most 2**32 - 1")
+    free = host_free()
+    if free is not None and n * 48 > free:
+        raise MemoryError(f"{what}: {n} values of a numpy array need about {n * 48 / 2**30:.3g} GiB "
+                          f"of host memory as Python ints, and {free / 2**30:.3g} GiB is free "
+                          "(clbig.from_limbs takes limbs without making ints)")
 
 
 def negative_error(i, v, what: str = "") -> ValueError:
@@ -895,6 +918,8 @@ def value_list(values, what: str) -> list:
         return [values]
     if isinstance(values, (str, bytes, bytearray, dict, set, frozenset)):   # iterable, but not of values
         raise TypeError(f"{what} expects a sequence of integers, got {type(values).__name__}")
+    if isinstance(values, np.ndarray):
+        check_numpy_batch(values, what)
     try:
         return list(values)
     except TypeError:
@@ -1044,10 +1069,15 @@ def from_limbs(limbs: np.ndarray, bits: int | None = None, ctx: Context | None =
     >>> clbig.from_limbs(np.array([[5], [7]], dtype=np.uint32), bits=3, sign=[1, -1]).tolist()
     [5, -7]
     """
-    ctx = check_context(ctx)
+    ctx = check_context(ctx) or current_context()
+    pre = np.asarray(limbs)             # a view: sized before any copy of a broadcast is made
+    if pre.ndim in (1, 2) and pre.dtype.kind == "u" and pre.dtype.itemsize in (4, 8) \
+            and pre.shape[-1] and not getattr(ctx, "is_multi", False):
+        full = pre.shape[-1] * pre.dtype.itemsize * 8
+        want = bits if type(bits) is int and 0 < bits <= full else full
+        check_fits(ctx, 1 if pre.ndim == 1 else pre.shape[0], want, "clbig.from_limbs")
     arr, bits = checked_limbs(limbs, bits)
     neg = checked_neg(sign, arr.shape[0])
-    ctx = ctx or current_context()
     if getattr(ctx, "is_multi", False):
         return hooks.several().from_limbs(arr, bits, ctx, None if sign is None else np.asarray(sign))
     check_fits(ctx, arr.shape[0], bits, "clbig.from_limbs")

@@ -25,7 +25,7 @@ import numbers
 import numpy as np
 
 from . import signs
-from .array import BigIntArray, array, negative_error
+from .array import BigIntArray, array, check_numpy_batch, negative_error
 from .dispatch import scalar
 from .types import MPZ
 from ..runtime.devices import current_context
@@ -43,6 +43,7 @@ def ndarray_values(x: np.ndarray, what: str):
     TypeError for booleans, floats and the rest (numpy's own conversions would round)."""
     if x.ndim > 1:
         raise ValueError(f"{what}: a numpy array of shape {x.shape}; clbig batches are one-dimensional")
+    check_numpy_batch(x, what)
     if x.dtype.kind == "O":
         vals = x.tolist()
         flat = vals if x.ndim else [vals]

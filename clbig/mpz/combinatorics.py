@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING
 import gmpy2
 import numpy as np
 
-from .array import BigIntArray, array
+from ..runtime.devices import current_context
+from .array import BigIntArray, array, check_fits, host_free
 from .coerce import context_of, is_scalar, ndarray_values
 
 if TYPE_CHECKING:
@@ -52,6 +53,43 @@ def _args(n, what: str, nonneg: bool = True, ulong: bool = True) -> list:
     return out
 
 
+#: GMP's largest integer, in bits (INT_MAX limbs of 64 bits): past it GMP aborts the process.
+GMP_MAX_BITS = (2**31 - 1) * 64
+
+
+def _comb_bits(n: int, k: int) -> int:
+    """An upper bound on the bits of C(n, k) (k >= 0): C(m, j) <= min(2^m, m^j), with
+    C(-n, k) = +-C(n + k - 1, k)."""
+    m = n if n >= 0 else k - n - 1
+    if k > m:
+        return 1
+    j = min(k, m - k)
+    return min(m, j * max(1, m.bit_length())) + 1
+
+
+def _fits(what: str, bounds: list, *args) -> None:
+    """Refuse, before gmpy2 computes anything, results whose bits (bounded from above per row)
+    one buffer of the device cannot hold (array.check_fits' MemoryError, naming the size and
+    the limits), or past GMP's own limit (OverflowError: GMP would abort the process)."""
+    if not bounds:
+        return
+    most = max(bounds)
+    if most > GMP_MAX_BITS:
+        i = bounds.index(most)
+        raise OverflowError(f"{what}: element {i}'s result would have about {most} bits, past "
+                            f"GMP's limit of {GMP_MAX_BITS}")
+    like = next((a for a in args if isinstance(a, BigIntArray)), None)
+    ctx = context_of(like) if like is not None else current_context()
+    for c in getattr(ctx, "contexts", None) or (ctx,):
+        check_fits(c, len(bounds), most, what)
+    free = host_free()
+    need = 3 * (sum(bounds) + most) // 8          # the values, and GMP's scratch for the largest
+    if free is not None and need > free:
+        raise MemoryError(f"{what}: the results need about {need / 2**30:.3g} GiB of host memory "
+                          f"while GMP computes them, and {free / 2**30:.3g} GiB is free (GMP would "
+                          "abort the process)")
+
+
 def _result(values: list, *args) -> BigIntArray | int:
     """The one value for plain-integer arguments (no device involved), else the values as an
     array of the first BigIntArray argument's context (the current one where there is none)."""
@@ -87,7 +125,9 @@ def fac(n: Counts) -> BigIntArray | int:
     >>> clbig.fac([0, 1, 5, 20]).tolist(), clbig.fac(25)
     ([1, 1, 120, 2432902008176640000], 15511210043330985984000000)
     """
-    return _result([int(gmpy2.fac(v)) for v in _args(n, "fac")], n)
+    vals = _args(n, "fac")
+    _fits("fac", [v * max(1, v.bit_length()) + 1 for v in vals], n)     # n! < n^n
+    return _result([int(gmpy2.fac(v)) for v in vals], n)
 
 
 def fib(n: Counts) -> BigIntArray | int:
@@ -117,7 +157,9 @@ def fib(n: Counts) -> BigIntArray | int:
     >>> clbig.fib([0, 1, 2, 10, 100]).tolist()
     [0, 1, 1, 55, 354224848179261915075]
     """
-    return _result([int(gmpy2.fib(v)) for v in _args(n, "fib")], n)
+    vals = _args(n, "fib")
+    _fits("fib", [v * 7 // 10 + 2 for v in vals], n)                   # F_n < 1.619^n
+    return _result([int(gmpy2.fib(v)) for v in vals], n)
 
 
 def binomial(n: Counts, k: Counts) -> BigIntArray | int:
@@ -157,6 +199,7 @@ def binomial(n: Counts, k: Counts) -> BigIntArray | int:
                          "lengths or length 1)")
     cnt = max(len(ns), len(ks)) if ns and ks else 0
     ns, ks = ns * cnt if len(ns) == 1 else ns, ks * cnt if len(ks) == 1 else ks
+    _fits("binomial", [_comb_bits(a, b) for a, b in zip(ns, ks)], n, k)
     return _result([int(gmpy2.comb(a, b)) for a, b in zip(ns, ks)], n, k)
 
 

@@ -117,6 +117,8 @@ def full(n: int, value: Integer, bits: int | None = None, ctx: Context | None = 
     if not isinstance(value, (numbers.Integral, MPZ)) or isinstance(value, (bool, np.bool_)):
         raise TypeError(f"clbig.full: value must be an integer, got {type(value).__name__}")
     one = array([value], bits=bits, ctx=ctx)
+    if not getattr(one.ctx, "is_multi", False):
+        check_fits(one.ctx, n, one.bits, "clbig.full")    # before n indices are made on the host
     return rowops.take(one, np.zeros(n, np.int64))
 
 

@@ -2,8 +2,10 @@
 from __future__ import annotations
 
 
-class DoesNotFit(Exception):
-    """A kernel specialisation exceeds this device's limits; the caller plans another path."""
+class DoesNotFit(MemoryError):
+    """A kernel specialisation exceeds this device's limits; the caller plans another path.
+    Where none is left (a context capped below OpenCL's 1 KiB of local memory), the user gets
+    it as the MemoryError it is, naming the kernel and the limit."""
 
 
 # The key in ctx._programs under which `memo` keeps a context's launch plans: the same shape
