@@ -400,6 +400,10 @@ def test_few_rows_on_the_host_leave_the_rest_to_the_device(rng, monkeypatch):
         clbig.prev_prime([5, 2])
     with pytest.raises(ValueError, match="reps"):
         clbig.is_prime([5], 1001)
+    for fn in (clbig.next_prime, clbig.prev_prime):        # the function named, on both paths
+        for a in ([5], clbig.array([5])):
+            with pytest.raises(ValueError, match=f"{fn.__name__}: reps"):
+                fn(a, 1001)
     with pytest.raises(ValueError, match="length mismatch"):
         clbig.lcm([1, 2], [1, 2, 3])
     with pytest.raises(TypeError):

@@ -443,10 +443,10 @@ def _clean_neg(x: BigIntArray, n: int) -> np.ndarray:
 
 
 # -- is_prime ---------------------------------------------------------------------------------
-def _reps(reps) -> int:
-    reps = _integer(reps, "is_prime: reps")
+def _reps(reps, what: str = "is_prime") -> int:
+    reps = _integer(reps, f"{what}: reps")
     if not 0 <= reps <= MAX_REPS:
-        raise ValueError(f"is_prime: reps must be between 0 and {MAX_REPS}, got {reps}")
+        raise ValueError(f"{what}: reps must be between 0 and {MAX_REPS}, got {reps}")
     return reps
 
 
@@ -660,7 +660,7 @@ def next_prime(a: Operand, reps: int = 25) -> BigIntArray | int:
     >>> clbig.next_prime([-5, 0, 2, 13, 2**64]).tolist(), clbig.next_prime(10**12)
     ([2, 2, 3, 17, 18446744073709551629], 1000000000039)
     """
-    reps = _reps(reps)
+    reps = _reps(reps, "next_prime")
     a = coerce(a, context_of(a), "a", signed=True)
     n = len(a)
     if n == 0:
@@ -739,7 +739,7 @@ def prev_prime(a: Operand, reps: int = 25) -> BigIntArray | int:
     >>> clbig.prev_prime([3, 4, 14, 2**64]).tolist(), clbig.prev_prime(10**12)
     ([2, 3, 13, 18446744073709551557], 999999999989)
     """
-    reps = _reps(reps)
+    reps = _reps(reps, "prev_prime")
     a = coerce(a, context_of(a), "a", signed=True)
     n = len(a)
     if n == 0:
