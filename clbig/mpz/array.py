@@ -71,8 +71,7 @@ def check_fits(ctx: Context, n: int, bits: int, what: str) -> None:
     """Refuse, before anything is allocated, a result of n values of `bits` bits that one
     device buffer cannot hold: MemoryError with the size and the device's limits (OpenCL's
     own INVALID_BUFFER_SIZE would say neither)."""
-    if n > MAX_BATCH:
-        raise OverflowError(f"{what}: a batch of {n} values; clbig batches hold at most 2**32 - 1")
+    check_batch_length(n, what)
     nbytes = n * limbs_for(bits) * 4
     limit = ctx.profile.facts.max_alloc      # min(max_mem_alloc_size, ctx.memory)
     if nbytes > limit:
@@ -81,6 +80,12 @@ def check_fits(ctx: Context, n: int, bits: int, what: str) -> None:
             f"{what}: {n} values of {bits} bits need {_gib(nbytes)} in one buffer, but {ctx.name} "
             f"allocates at most {_gib(limit)} in one buffer (max_mem_alloc_size; "
             f"{_gib(ctx.memory)} of global memory{', capped by max_memory' if capped else ''})")
+
+
+def check_batch_length(n: int, what: str) -> None:
+    """OverflowError for a batch longer than clbig batches hold."""
+    if n > MAX_BATCH:
+        raise OverflowError(f"{what}: a batch of {n} values; clbig batches hold at most 2**32 - 1")
 
 
 def host_free() -> int | None:
@@ -96,8 +101,7 @@ def check_numpy_batch(x: np.ndarray, what: str) -> None:
     2**32 - 1 values: OverflowError) or whose ints the host has no memory for (about 48 bytes
     each: MemoryError, not a bare one from deep inside the conversion)."""
     n = int(x.size)
-    if n > MAX_BATCH:
-        raise OverflowError(f"{what}: a batch of {n} values; clbig batches hold at most 2**32 - 1")
+    check_batch_length(n, what)
     free = host_free()
     if free is not None and n * 48 > free:
         raise MemoryError(f"{what}: {n} values of a numpy array need about {n * 48 / 2**30:.3g} GiB "
@@ -1074,11 +1078,11 @@ def from_limbs(limbs: np.ndarray, bits: int | None = None, ctx: Context | None =
     if pre.ndim in (1, 2) and pre.dtype.kind == "u" and pre.dtype.itemsize in (4, 8) \
             and pre.shape[-1] and not getattr(ctx, "is_multi", False):
         full = pre.shape[-1] * pre.dtype.itemsize * 8
-        want = bits if type(bits) is int and 0 < bits <= full else full
+        want = int(bits) if isinstance(bits, numbers.Integral) and not isinstance(bits, bool) \
+            and 0 < bits <= full else full
         check_fits(ctx, 1 if pre.ndim == 1 else pre.shape[0], want, "clbig.from_limbs")
-    arr, bits = checked_limbs(limbs, bits)
+    arr, bits = checked_limbs(limbs, bits)   # (bits as `want`: the check above holds for it)
     neg = checked_neg(sign, arr.shape[0])
     if getattr(ctx, "is_multi", False):
         return hooks.several().from_limbs(arr, bits, ctx, None if sign is None else np.asarray(sign))
-    check_fits(ctx, arr.shape[0], bits, "clbig.from_limbs")
     return _upload(ctx, arr, bits, neg)

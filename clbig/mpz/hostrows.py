@@ -103,10 +103,12 @@ def left(ctx, family: str) -> float:
     return ctx.profile.settings.host_first_ms / 1000 - (_spent(ctx).get(family, 0.0) or 0.0)
 
 
-def rent(ctx, family: str, over: float) -> bool:
-    """For a call `over` times its family's limit (> 1): whether it runs on the host as a
-    first call (then its time counts against the allowance: `host_path`, `spend`); where
-    not, the device path runs (and, done, marks the family `bought`: `ran`)."""
+def rent(ctx, family: str, size: float, most: float) -> bool:
+    """For a call of `size` (rows, or bits in all) past its family's limit `most`: whether it
+    runs on the host as a first call (then its time counts against the allowance:
+    `host_path`, `spend`); where not, the device path runs (and, done, marks the family
+    `bought`: `ran`)."""
+    over = size / most if most else math.inf
     if over <= first_factor(ctx, family):
         _renting.on = (ctx, family)
         if profiling.active():
@@ -265,7 +267,7 @@ def take(family: str, operands: tuple):
     if any(k > 1 and k != n for k in lens):
         return None                     # lengths the device path refuses, with its message
     most = limit(ctx, family, max(capacity(x) for x in operands))
-    if n > most and not rent(ctx, family, n / most if most else math.inf):
+    if n > most and not rent(ctx, family, n, most):
         return None
     cols = [[x] * n if k == 0 else list(x) * n if k == 1 else list(x) for x, k in zip(operands, lens)]
     if profiling.active() and n <= most:

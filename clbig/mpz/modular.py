@@ -456,7 +456,7 @@ def _within(ctx, n: int, limit: int, av, ev, mv) -> bool:
     took = time.perf_counter() - t0
     if took * -(-n // host_powm.cores()) > hostrows.left(ctx, "powmod"):
         return False
-    return hostrows.rent(ctx, "powmod", n / limit)
+    return hostrows.rent(ctx, "powmod", n, limit)
 
 
 def _host_rows(ctx, bits: int, s) -> int:

@@ -108,14 +108,11 @@ def _python_sum(vals):
 def _sum_on_host(x) -> int | None:
     """Python's sum of a list of plain ints within the host's limit in bits, or past it as a
     first call (hostrows.rent), else None."""
-    if type(x) not in (list, tuple):
+    got = _plain_size(x, "sum") if type(x) in (list, tuple) else None
+    if got is None:
         return None
-    ctx = current_context()
-    most = _host_bits(ctx, "sum", len(x))
-    if not hostrows.plain_within(x, most * hostrows.first_factor(ctx, "sum")):
-        return None
-    total = len(x) * hostrows.capacity(x) if len(x) > 1 else 0
-    if total > most and not hostrows.rent(ctx, "sum", total / most if most else math.inf):
+    ctx, total, most = got
+    if total > most and not hostrows.rent(ctx, "sum", total, most):
         return None
     if profiling.active() and total <= most:
         profiling.note(f"sum: {len(x)} plain ints added on the host by Python (HOST_ROWS)")
@@ -181,6 +178,18 @@ def _host_bits(ctx, family: str, n: int) -> float:
     return math.inf if n < 2 else hostrows.limit(ctx, family) * 1024
 
 
+def _plain_size(x: list, family: str, cap: float = math.inf):
+    """(ctx, bits in all, the host limit in bits) of a list of plain ints that the host may
+    take for `family` now: within its limit, or as a first call up to first_factor times it
+    (at most `cap` bits), else None."""
+    ctx = current_context()
+    most = _host_bits(ctx, family, len(x))
+    reach = builtins.max(most, builtins.min(most * hostrows.first_factor(ctx, family), cap))
+    if not hostrows.plain_within(x, reach):
+        return None
+    return ctx, (len(x) * hostrows.capacity(x) if len(x) > 1 else 0), most
+
+
 # A product past the host limit rented as a first call is one gmpy2 tree, which cannot stop
 # between rows as the number theory's rented calls do (hostrows.paced), so it is rented only
 # up to the bits whose tree takes about the allowance: 2^23 (gmpy2's tree of 2^21 bits took 15
@@ -195,12 +204,10 @@ def _prod_on_host(x) -> int | None:
     or an array of at most the host limit's bits in all, or past it as a first call
     (hostrows.rent) of at most RENT_BITS."""
     if type(x) in (list, tuple):
-        ctx = current_context()
-        most = _host_bits(ctx, "prod", len(x))
-        reach = builtins.max(most, builtins.min(most * hostrows.first_factor(ctx, "prod"), RENT_BITS))
-        if not hostrows.plain_within(x, reach):
+        got = _plain_size(x, "prod", RENT_BITS)
+        if got is None:
             return None
-        total = len(x) * hostrows.capacity(x) if len(x) > 1 else 0
+        ctx, total, most = got
     elif isinstance(x, BigIntArray) and len(x):
         ctx, total = x.ctx, len(x) * x.bits
         most = _host_bits(ctx, "prod", len(x))
@@ -208,7 +215,7 @@ def _prod_on_host(x) -> int | None:
             return None
     else:
         return None
-    if total > most and not hostrows.rent(ctx, "prod", total / most if most else math.inf):
+    if total > most and not hostrows.rent(ctx, "prod", total, most):
         return None
     return _host_prod(x if type(x) in (list, tuple) else x.tolist())
 
