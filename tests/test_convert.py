@@ -276,15 +276,18 @@ def threaded(monkeypatch):
         pytest.skip("the C extension is not built here")
     monkeypatch.setenv("CLBIG_CONVERT_THREADS", "3")
     for name in ("THREAD_LIMBS", "PACK_THREAD_MIN_LIMBS", "UNPACK_THREAD_MIN_LIMBS", "UNPACK_TASK_LIMBS",
-                 "SCAN_THREAD_MIN"):
+                 "SCAN_THREAD_MIN", "RAW_THREAD_MIN_LIMBS"):
         monkeypatch.setattr(convert, name, 1)
 
 
+@pytest.mark.parametrize("raw", [pytest.param("1", id="raw"), pytest.param("0", id="locked")])
 @pytest.mark.parametrize("bits", [31, 64, 65, 2048, 4128])
-def test_threaded_round_trip(rng, threaded, bits):
+def test_threaded_round_trip(rng, threaded, monkeypatch, raw, bits):
     """Ranges of rows on several threads give what one thread gives: signed random and edge
     values, odd batch lengths, one row, an empty batch, as ints and as mpz, from a list and a
-    tuple."""
+    tuple; with the ints made without the interpreter lock (raw) and with it."""
+    monkeypatch.setenv("CLBIG_CONVERT_RAW_INTS", raw)
+    assert convert.raw_ints() is (raw == "1" and convert._limbs.raw_ints())
     assert convert._ranges(7, 2, 1) is not None
     for n in (0, 1, 7, BATCH + 1):
         vals = signed_values(rng, bits, n)
@@ -335,7 +338,9 @@ def test_threaded_scan_hands_other_values_to_the_full_scan(rng, threaded, monkey
 @pytest.mark.parametrize("bits", [64, 65, 2048, 4127])
 def test_deferred_fills_on_threads(rng, threaded, monkeypatch, bits):
     """Ints made range after range on this thread while the pool fills the digits of the ranges
-    before (forced for every width here): the same ints as one unpack, signed, the edges, mpz."""
+    before (forced for every width here, with the ints made under the lock): the same ints as
+    one unpack, signed, the edges, mpz."""
+    monkeypatch.setenv("CLBIG_CONVERT_RAW_INTS", "0")
     monkeypatch.setattr(convert, "UNPACK_THREAD_MIN_LIMBS", 10 ** 9)
     monkeypatch.setattr(convert, "DEFER_MIN_LIMBS", 1)
     monkeypatch.setattr(convert, "DEFER_MIN_THREADS", 1)
@@ -474,3 +479,83 @@ def test_bench_stops_on_a_wrong_conversion(monkeypatch):
     monkeypatch.setattr(convert, "to_ints", lambda limbs, pure=None: [0] * len(limbs))
     with pytest.raises(AssertionError, match="other ints than from_bytes"):
         bc.measure(256, mbytes=0.01, reps=1)
+
+
+# -- ints made without the interpreter lock ----------------------------------------------------
+
+_ALLOCATOR_PROBE = """
+import sys, tracemalloc
+from clbig.mpn import convert
+vals = [(-1) ** i * ((1 << 2047) + 12345 * i) for i in range(3000)] + [0, 1, -5, 2 ** 64, -2 ** 63]
+limbs, _, neg = convert.from_ints(vals)
+back = convert.to_ints(limbs, neg)
+assert back == vals and convert.to_ints(limbs, neg, mpz=True) == vals
+print(convert.raw_ints())
+if sys.argv[1:] == ["late"]:
+    tracemalloc.start()                  # hooks put over ints made without them, freed under them
+    assert not convert.raw_ints()
+    assert convert.to_ints(limbs, neg) == vals
+    del back
+    tracemalloc.stop()
+    assert convert.raw_ints() and convert.to_ints(limbs, neg) == vals
+print("ok")
+"""
+
+
+@pytest.mark.parametrize("env,flags,want", [
+    ({}, [], "True"),
+    ({"PYTHONMALLOC": "malloc"}, [], "True"),
+    ({"PYTHONMALLOC": "debug"}, [], "False"),
+    ({}, ["-X", "dev"], "False"),
+], ids=["pymalloc", "malloc", "debug-hooks", "dev-mode"])
+def test_ints_made_without_the_lock_only_under_cpythons_own_allocators(env, flags, want):
+    """Each allocator CPython can be started with, in a fresh process on two conversion
+    threads: exact round trips either way; ints made without the lock only where the object
+    allocator frees such memory (pymalloc, malloc), never under debug hooks (which check a
+    header such memory lacks: the interpreter would abort); tracemalloc started later turns
+    it off, and ints made before it are freed under it."""
+    if not convert.native():
+        pytest.skip("the C extension is not built here")
+    import subprocess
+    run_env = {k: v for k, v in os.environ.items() if k not in ("PYTHONMALLOC", "PYTHONDEVMODE")}
+    run_env.update(env, CLBIG_CONVERT_THREADS="2")
+    args = [sys.executable, *flags, "-c", _ALLOCATOR_PROBE] + (["late"] if want == "True" and not env else [])
+    res = subprocess.run(args, env=run_env, capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert res.stdout.split() == [want, "ok"]
+
+
+_OUT_OF_MEMORY = """
+import importlib.util, resource, sys
+import numpy as np
+spec = importlib.util.spec_from_file_location("clbig.mpn._limbs", sys.argv[1])
+limbs = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(limbs)
+assert limbs.raw_ints()
+m = 1 << 18                                        # 1 MiB a row, and an int of 1 MiB each
+arr = np.full((160, m), 0xFFFFFFFF, np.uint32)
+with open("/proc/self/statm") as f:
+    used = int(f.read().split()[0]) * resource.getpagesize()
+resource.setrlimit(resource.RLIMIT_AS, (used + (100 << 20), resource.RLIM_INFINITY))
+try:
+    limbs.unpack(arr, 160, m, None, None, 0, -1, False, True)
+except MemoryError:
+    print("MemoryError")
+got = limbs.unpack(arr, 160, m, None, None, 0, 80, False, True)   # fits only if the others were freed
+assert len(got) == 80 and got[79] == (1 << (32 * m)) - 1
+print("ok")
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc, limits the address space")
+def test_ints_made_without_the_lock_fail_cleanly_without_memory():
+    """Where memory runs out part way through a batch, the ints made so far are freed and a
+    MemoryError is raised: no crash, no leak (the half batch after it fits only if they
+    were freed)."""
+    if not convert.native():
+        pytest.skip("the C extension is not built here")
+    import subprocess
+    res = subprocess.run([sys.executable, "-c", _OUT_OF_MEMORY, convert._limbs.__file__],
+                         capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert res.stdout.split() == ["MemoryError", "ok"]

@@ -27,6 +27,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -84,6 +85,57 @@ new_int(Py_ssize_t nd, int neg)
     Py_SET_SIZE(x, neg ? -nd : nd);
 #endif
     return (PyObject *)x;
+}
+
+/* -- ints made without the interpreter lock ---------------------------------------------
+ *
+ * Making each int under the lock (_PyLong_New) is most of limbs-to-ints' cost, and it cannot
+ * be shared among threads: pymalloc needs the lock, and the first touch of its new arenas'
+ * pages (page faults, microseconds each) happens inside it. Where the object allocator is
+ * CPython's own with no hook on it (pymalloc, or malloc under PYTHONMALLOC=malloc), an int may
+ * instead be made in memory from PyMem_RawMalloc, which needs no lock: pymalloc's free hands
+ * a block outside its arenas to PyMem_RawFree, and under PYTHONMALLOC=malloc PyObject_Free is
+ * PyMem_RawFree. Debug hooks (PYTHONMALLOC=debug, -X dev) and tracemalloc set a context on
+ * the allocators, an embedder's allocator is not pymalloc: each keeps the locked path. So do
+ * debug builds (reference tracing) and free-threaded ones (mimalloc frees by its own heaps).
+ * The price: sys.getallocatedblocks() counts one block too few for each such int freed. */
+#if defined(Py_TRACE_REFS) || defined(Py_REF_DEBUG) || defined(Py_GIL_DISABLED)
+#define RAW_INTS 0
+#else
+#define RAW_INTS 1
+PyAPI_FUNC(int) _PyObject_DebugMallocStats(FILE *out);  /* exported; internal from 3.11 */
+#ifdef _WIN32
+#define NULL_DEVICE "NUL"
+#else
+#define NULL_DEVICE "/dev/null"
+#endif
+static void *pymalloc_seen = NULL;     /* the object allocator last asked about, and */
+static int pymalloc_is = 0;            /* whether it was pymalloc */
+#endif
+
+/* Whether ints may be made by raw_int now (the interpreter lock held). */
+static int
+raw_ints_allowed(void)
+{
+#if RAW_INTS
+    PyMemAllocatorEx obj, raw;
+    PyMem_GetAllocator(PYMEM_DOMAIN_OBJ, &obj);
+    PyMem_GetAllocator(PYMEM_DOMAIN_RAW, &raw);
+    if (obj.ctx != NULL || raw.ctx != NULL)      /* debug hooks, tracemalloc, an embedder's */
+        return 0;
+    if (obj.free == raw.free)                    /* PYTHONMALLOC=malloc */
+        return 1;
+    if ((void *)obj.malloc != pymalloc_seen) {   /* asked once per allocator: it walks arenas */
+        FILE *f = fopen(NULL_DEVICE, "w");
+        pymalloc_is = f != NULL && _PyObject_DebugMallocStats(f);   /* 0 unless pymalloc */
+        if (f != NULL)
+            fclose(f);
+        pymalloc_seen = (void *)obj.malloc;
+    }
+    return pymalloc_is;
+#else
+    return 0;
+#endif
 }
 
 static inline int
@@ -476,6 +528,82 @@ fill_digits(PyObject *x, const unsigned char *p, Py_ssize_t top, Py_ssize_t nd)
     }
 }
 
+#if RAW_INTS
+/* The int of the top limbs at p (not is_small) in memory from PyMem_RawMalloc, complete, its
+ * reference count 1; NULL where that memory is not to be had. No other Python API: it runs
+ * without the interpreter lock (see raw_ints_allowed). */
+static PyObject *
+raw_int(const unsigned char *p, Py_ssize_t top, int neg)
+{
+    Py_ssize_t nd = digits_for(p, top);
+#if PY_VERSION_HEX >= 0x030C0000
+    PyLongObject *x = PyMem_RawMalloc(offsetof(PyLongObject, long_value.ob_digit) + nd * sizeof(digit));
+    if (x == NULL)
+        return NULL;
+    x->long_value.lv_tag = ((uintptr_t)nd << 3) | (neg ? 2u : 0u);
+#else
+    PyLongObject *x = PyMem_RawMalloc(offsetof(PyLongObject, ob_digit) + nd * sizeof(digit));
+    if (x == NULL)
+        return NULL;
+    ((PyVarObject *)x)->ob_size = neg ? -nd : nd;
+#endif
+    ((PyObject *)x)->ob_refcnt = 1;     /* not Py_SET_REFCNT: from 3.12 it reads the old count */
+    ((PyObject *)x)->ob_type = &PyLong_Type;
+    fill_digits((PyObject *)x, p, top, nd);
+    return (PyObject *)x;
+}
+
+/* unpack's rows start..stop-1 as a list, the big ints made by raw_int without the lock, the
+ * small ones (CPython's own) with it afterwards. */
+static PyObject *
+unpack_raw(const unsigned char *base, Py_ssize_t m, const Py_buffer *nv, Py_ssize_t start,
+           Py_ssize_t stop)
+{
+    Py_ssize_t k = stop - start, made_to = k, j;
+    PyObject **made = PyMem_Malloc((k ? k : 1) * sizeof(PyObject *)), *list = NULL;
+    if (made == NULL)
+        return PyErr_NoMemory();
+    Py_BEGIN_ALLOW_THREADS
+    for (j = 0; j < k; j++) {
+        const unsigned char *p = base + (size_t)(start + j) * (size_t)m * 4;
+        int neg = nv->obj != NULL && ((const unsigned char *)nv->buf)[start + j] != 0;
+        Py_ssize_t top = top_limbs(p, m);
+        made[j] = is_small(p, top, neg) ? NULL : raw_int(p, top, neg);
+        if (made[j] == NULL && !is_small(p, top, neg)) {
+            made_to = j;
+            break;
+        }
+    }
+    Py_END_ALLOW_THREADS
+    if (made_to < k) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    list = PyList_New(k);
+    if (list == NULL)
+        goto done;
+    for (j = 0; j < k; j++) {
+        PyObject *x = made[j];
+        if (x == NULL) {
+            const unsigned char *p = base + (size_t)(start + j) * (size_t)m * 4;
+            int neg = nv->obj != NULL && ((const unsigned char *)nv->buf)[start + j] != 0;
+            x = small_int(p, top_limbs(p, m), neg);
+            if (x == NULL) {
+                Py_CLEAR(list);
+                goto done;
+            }
+        }
+        made[j] = NULL;                 /* the list holds it now */
+        PyList_SET_ITEM(list, j, x);
+    }
+done:
+    for (j = 0; j < made_to; j++)
+        Py_XDECREF(made[j]);            /* those not in a list: an error on the way */
+    PyMem_Free(made);
+    return list;
+}
+#endif
+
 /* The rows of unpack and unpack_fill: buf (exactly n*m*4 bytes) and neg (None, or n bytes)
  * as buffers (view; nv.obj NULL without signs), start..stop-1 checked; 0, or -1 with an
  * exception set and nothing held. */
@@ -551,9 +679,10 @@ unpack(PyObject *self, PyObject *args)
 {
     PyObject *buf, *negobj, *make, *list = NULL;
     Py_ssize_t n, m, start = 0, stop = -1;
-    int defer = 0;
+    int defer = 0, raw = 0;
     Py_buffer view, nv;
-    if (!PyArg_ParseTuple(args, "OnnOO|nnp:unpack", &buf, &n, &m, &negobj, &make, &start, &stop, &defer))
+    if (!PyArg_ParseTuple(args, "OnnOO|nnpp:unpack", &buf, &n, &m, &negobj, &make, &start, &stop,
+                          &defer, &raw))
         return NULL;
     if (defer && make != Py_None) {
         PyErr_SetString(PyExc_ValueError, "unpack: defer takes no make");
@@ -563,10 +692,16 @@ unpack(PyObject *self, PyObject *args)
         return NULL;
     if (make == Py_None)
         make = NULL;
+    const unsigned char *base = (const unsigned char *)view.buf;
+#if RAW_INTS
+    if (raw && !defer && raw_ints_allowed()) {
+        list = unpack_raw(base, m, &nv, start, stop);
+        goto made;
+    }
+#endif
     list = PyList_New(stop - start);
     if (list == NULL)
         goto done;
-    const unsigned char *base = (const unsigned char *)view.buf;
     Py_ssize_t big = 0;                /* rows whose digits are still to be filled */
     for (Py_ssize_t i = start; i < stop; i++) {
         const unsigned char *p = base + (size_t)i * (size_t)m * 4;
@@ -591,7 +726,10 @@ unpack(PyObject *self, PyObject *args)
         fill_rows(items, base, m, start, stop);
         Py_END_ALLOW_THREADS
     }
-    if (make != NULL) {
+#if RAW_INTS
+made:
+#endif
+    if (make != NULL && list != NULL) {
         for (Py_ssize_t i = 0; i < stop - start; i++) {
             PyObject *y = PyObject_CallFunctionObjArgs(make, PyList_GET_ITEM(list, i), NULL);
             if (y == NULL) {
@@ -678,11 +816,18 @@ done:
     return res;
 }
 
+static PyObject *
+raw_ints(PyObject *self, PyObject *noargs)
+{
+    return PyBool_FromLong(raw_ints_allowed());
+}
+
 static PyMethodDef methods[] = {
     {"scan", scan, METH_VARARGS, "scan(seq, check[, mpz]) -> (max_bits, neg, conv)"},
     {"scan_ints", scan_ints, METH_VARARGS, "scan_ints(tup, negs, start, stop) -> (max_bits, negatives, bad)"},
     {"pack", pack, METH_VARARGS, "pack(seq, out, m[, start, stop[, base]]): magnitudes of seq into out as m limbs each"},
     {"unpack", unpack, METH_VARARGS, "unpack(buf, n, m, neg, make[, start, stop[, defer]]) -> list of ints"},
+    {"raw_ints", raw_ints, METH_NOARGS, "raw_ints() -> whether unpack(..., raw=True) makes ints without the lock"},
     {"unpack_fill", unpack_fill, METH_VARARGS, "unpack_fill(list, buf, n, m, neg[, start, stop]): unpack's deferred digits"},
     {NULL, NULL, 0, NULL},
 };

@@ -88,8 +88,11 @@ def describe() -> str:
         return "pure Python: the C extension clbig.mpn._limbs is not built (see the README's install notes)"
     if not _c_ok():
         return "pure Python: the C extension disagreed with this interpreter's ints"
+    made = ("ints made without the interpreter lock" if raw_ints() else
+            f"ints made under the interpreter lock ({config.var('CONVERT_RAW_INTS')} off, or "
+            "Python's allocators hooked: debug hooks, -X dev, tracemalloc)")
     return (f"C extension clbig.mpn._limbs, large batches on {threads()} thread(s) "
-            f"({config.var('CONVERT_THREADS')})")
+            f"({config.var('CONVERT_THREADS')}); {made}")
 
 
 def _self_check() -> bool:
@@ -198,9 +201,52 @@ def _pack_rows(vals, out: np.ndarray, m: int, start: int = 0, stop: int | None =
         f.result()
 
 
+#: Where ints are made without the lock (raw_ints), limbs to ints share out like ints to limbs,
+#: from 3 limbs (values of 64 bits or fewer are CPython's own ints, made under the lock).
+#: H200 host, 16 threads, 2026-11-30: 2048 bits 0.85-1.05 -> 5.6-6.0 GB/s, 512 bits 0.83-0.85
+#: -> 1.4 GB/s (bench/README.md, "Ints made without the interpreter lock").
+RAW_THREAD_MIN_LIMBS = 3
+
+
+def raw_ints() -> bool:
+    """Whether limbs to ints make their ints without the interpreter lock, on every thread
+    (the CONVERT_RAW_INTS setting, and the extension's check that Python's object and raw
+    allocators are CPython's own with no hook: not under PYTHONMALLOC=debug, -X dev or
+    tracemalloc). Such an int's memory comes from PyMem_RawMalloc, which pymalloc's free
+    returns to; the cost is that sys.getallocatedblocks() counts one block less for each
+    freed. Without it, making ints under the lock is most of the conversion's time."""
+    return _use_c(None) and config.settings().convert_raw_ints and _limbs.raw_ints()
+
+
+def _gather(futs: list) -> list:
+    """Each future's list, joined in order; every task finished before an error is raised
+    (they read a buffer the caller may reuse as soon as this returns)."""
+    out: list = []
+    err = None
+    for f in futs:
+        try:
+            part = f.result()
+        except BaseException as e:          # noqa: BLE001 - re-raised once all have ended
+            err = err or e
+            continue
+        if err is None:
+            out += part
+    if err is not None:
+        raise err
+    return out
+
+
 def _unpack_rows(arr: np.ndarray, n: int, m: int, neg, make) -> list:
-    """_limbs.unpack of every row, by ranges on several threads for a large batch: wide
-    values (UNPACK_THREAD_MIN_LIMBS) a range per thread, the rest by _unpack_deferred."""
+    """_limbs.unpack of every row, by ranges on several threads for a large batch. Ints made
+    without the lock (raw_ints): ranges as for packing. Otherwise wide values
+    (UNPACK_THREAD_MIN_LIMBS) a range per thread, the rest by _unpack_deferred."""
+    if raw_ints():
+        ranges = _ranges(n, m, RAW_THREAD_MIN_LIMBS)
+        if ranges is None:
+            return _limbs.unpack(arr, n, m, neg, make, 0, -1, False, True)
+        pool = _executor(threads())
+        return _gather([pool.submit(_limbs.unpack, arr, n, m, neg, make, a, b, False, True)
+                        for a, b in ranges])
     ranges = _ranges(n, m, UNPACK_THREAD_MIN_LIMBS, UNPACK_TASK_LIMBS)
     if ranges is None:
         if m >= DEFER_MIN_LIMBS and threads() >= DEFER_MIN_THREADS:
@@ -209,10 +255,7 @@ def _unpack_rows(arr: np.ndarray, n: int, m: int, neg, make) -> list:
                 return _unpack_deferred(arr, n, m, neg, make, ranges)
         return _limbs.unpack(arr, n, m, neg, make)
     pool = _executor(threads())
-    out: list = []
-    for f in [pool.submit(_limbs.unpack, arr, n, m, neg, make, a, b) for a, b in ranges]:
-        out += f.result()
-    return out
+    return _gather([pool.submit(_limbs.unpack, arr, n, m, neg, make, a, b) for a, b in ranges])
 
 
 #: From DEFER_MIN_LIMBS limbs, with DEFER_MIN_THREADS threads or more, a large batch's ints

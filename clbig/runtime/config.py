@@ -108,6 +108,10 @@ _TABLE = (
        "instead of the C extension clbig.mpn._limbs (read at import)"),
     _s("CONVERT_THREADS", "int", None, "threads that convert a large batch of ints to limbs and "
        "back (unset: the cores this process may run on; 1: one thread)", False, bounds=(1, 1024)),
+    _s("CONVERT_RAW_INTS", "bool", True, "limbs to ints make each int without the interpreter "
+       "lock, on every conversion thread, where Python's allocators are its own with no hooks "
+       "(clbig.mpn.convert.raw_ints; off: each int made with the lock held, as _PyLong_New does)",
+       False),
     # -- host transfers and pipelining (runtime.staging, scale.stream)
     _s("STAGING", "choice", "auto", "large transfers between ordinary numpy memory and the device "
        "go through page-locked staging buffers: auto (on devices with memory of their own), on, "
