@@ -240,6 +240,8 @@ def _unpack_rows(arr: np.ndarray, n: int, m: int, neg, make) -> list:
     """_limbs.unpack of every row, by ranges on several threads for a large batch. Ints made
     without the lock (raw_ints): ranges as for packing. Otherwise wide values
     (UNPACK_THREAD_MIN_LIMBS) a range per thread, the rest by _unpack_deferred."""
+    if n * m < 2 * THREAD_LIMBS:        # one thread on every path: no thread count asked for
+        return _limbs.unpack(arr, n, m, neg, make, 0, -1, False, config.settings().convert_raw_ints)
     if raw_ints():
         ranges = _ranges(n, m, RAW_THREAD_MIN_LIMBS)
         if ranges is None:
