@@ -335,6 +335,37 @@ def test_threaded_scan_hands_other_values_to_the_full_scan(rng, threaded, monkey
     assert convert._scan_threads(vals) is None and one.neg.tolist() == got[1].tolist()
 
 
+@pytest.mark.parametrize("bits", [1, 31, 64, 100, 2048, 4127])
+def test_threads_check_and_pack_in_one_pass_where_bits_are_given(rng, threaded, monkeypatch, bits):
+    """from_ints with a capacity: the threads' one pass (scan_ints packing as it scans) gives
+    the limbs, capacity and signs of the scan and then the pack, on signed random and edge
+    values; a value past `bits` (not a whole number of limbs), a bool or an mpz anywhere sends
+    the batch to the full path, which names or converts it."""
+    passes = []
+    real = convert._scan_pack_threads
+    monkeypatch.setattr(convert, "_scan_pack_threads", lambda *a: passes.append(real(*a)) or passes[-1])
+    for n in (1, 7, BATCH + 1):
+        vals = signed_values(rng, bits, n)
+        check_round_trip(vals, bits, False)
+        assert passes[-1] is not None
+    vals = [rand_value(rng, bits) for _ in range(40)]
+    for bad, want in ((1 << bits, OverflowError), (True, TypeError), (gmpy2.mpz(1), None)):
+        vals[29] = bad
+        if want is None:
+            limbs, _, _ = convert.from_ints(vals, bits)
+            assert passes[-1] is None and int(limbs[29, 0]) == 1
+        else:
+            with pytest.raises(want, match="element 29"):
+                convert.from_ints(vals, bits)
+            assert passes[-1] is None
+    from clbig.mpn import _limbs
+    tup, negs = tuple(vals[:4]), np.empty(4, np.uint8)
+    with pytest.raises(ValueError, match="out holds 12 bytes, not 4 rows of 1 limbs"):
+        _limbs.scan_ints(tup, negs, 0, 4, np.empty(3, np.uint32), 1, 32)
+    with pytest.raises(ValueError, match="33 bits in rows of 1 limbs"):
+        _limbs.scan_ints(tup, negs, 0, 4, np.empty(4, np.uint32), 1, 33)
+
+
 @pytest.mark.parametrize("bits", [64, 65, 2048, 4127])
 def test_deferred_fills_on_threads(rng, threaded, monkeypatch, bits):
     """Ints made range after range on this thread while the pool fills the digits of the ranges

@@ -11,7 +11,8 @@
  *
  * Functions (clbig/mpn/convert.py wraps them; see there for the Python-level contract):
  *   scan(seq, check[, mpz]) -> (max_bits, neg, conv)
- *   scan_ints(tup, negs, start, stop) -> (max_bits, negatives, bad): scan's common case, unlocked
+ *   scan_ints(tup, negs, start, stop[, out, m, bits]) -> (max_bits, negatives, bad): scan's
+ *                                        common case, unlocked; with out, packing as it scans
  *   pack(seq, out, m[, start, stop[, base]])  -> None, fills rows [start, stop) of out (n*m uint32,
  *                                        or whole rows from row base; C-contiguous, writable)
  *   unpack(buf, n, m, neg, make[, start, stop[, defer]]) -> list of the ints of rows [start, stop)
@@ -257,33 +258,63 @@ done:
     return res;
 }
 
-/* scan_ints(tup, negs, start, stop): scan's common case without the interpreter lock, so that
- * threads can share a large batch: items start..stop-1 of the tuple tup (its references keep
- * the ints alive, and ints never change), each of which must be an exact int. Writes 1 into
- * the writable buffer negs (len(tup) bytes) where a value is negative, 0 elsewhere. Returns
- * (max_bits, negatives, bad): bad is the index of the first item that is not an exact int
- * (the caller then runs scan, which converts or rejects it), or -1. */
+static void pack_one(PyObject *v, Py_ssize_t nd, unsigned char *out, Py_ssize_t m);
+
+/* scan_ints(tup, negs, start, stop[, out, m, bits]): scan's common case without the
+ * interpreter lock, so that threads can share a large batch: items start..stop-1 of the tuple
+ * tup (its references keep the ints alive, and ints never change), each of which must be an
+ * exact int. Writes 1 into the writable buffer negs (len(tup) bytes) where a value is
+ * negative, 0 elsewhere. With out (a writable C-contiguous buffer of len(tup) rows of m
+ * limbs), each magnitude is also packed into its row as it is scanned, and one of more than
+ * `bits` bits stops the scan as a bad item does: where the capacity is known, one pass reads
+ * each int instead of a scan and then a pack. Returns (max_bits, negatives, bad): bad is the
+ * index of the first item that is not an exact int (or does not fit bits), or -1; the caller
+ * then runs scan, which converts or rejects it with its messages. */
 static PyObject *
 scan_ints(PyObject *self, PyObject *args)
 {
-    PyObject *tup, *negobj;
-    Py_ssize_t start, stop;
-    Py_buffer nv;
-    if (!PyArg_ParseTuple(args, "O!Onn:scan_ints", &PyTuple_Type, &tup, &negobj, &start, &stop))
+    PyObject *tup, *negobj, *outobj = Py_None;
+    Py_ssize_t start, stop, m = 0;
+    unsigned long long bits = 0;
+    Py_buffer nv, ov;
+    if (!PyArg_ParseTuple(args, "O!Onn|OnK:scan_ints", &PyTuple_Type, &tup, &negobj, &start, &stop,
+                          &outobj, &m, &bits))
         return NULL;
     Py_ssize_t n = PyTuple_GET_SIZE(tup);
     if (start < 0 || start > stop || stop > n) {
         PyErr_Format(PyExc_ValueError, "scan_ints: items [%zd, %zd) of %zd", start, stop, n);
         return NULL;
     }
-    if (PyObject_GetBuffer(negobj, &nv, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0)
+    ov.obj = NULL;
+    if (outobj != Py_None) {
+        if (m < 1 || m > PY_SSIZE_T_MAX / 4 || n > PY_SSIZE_T_MAX / (4 * m)
+                || bits > (unsigned long long)m * LIMB_BITS) {
+            PyErr_Format(PyExc_ValueError, "scan_ints: %llu bits in rows of %zd limbs", bits, m);
+            return NULL;
+        }
+        if (PyObject_GetBuffer(outobj, &ov, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0)
+            return NULL;
+        if (ov.len != n * m * 4) {
+            PyErr_Format(PyExc_ValueError, "scan_ints: out holds %zd bytes, not %zd rows of %zd limbs",
+                         ov.len, n, m);
+            PyBuffer_Release(&ov);
+            return NULL;
+        }
+    }
+    if (PyObject_GetBuffer(negobj, &nv, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0) {
+        if (ov.obj != NULL)
+            PyBuffer_Release(&ov);
         return NULL;
+    }
     if (nv.len != n) {
         PyErr_Format(PyExc_ValueError, "scan_ints: %zd sign bytes for %zd items", nv.len, n);
         PyBuffer_Release(&nv);
+        if (ov.obj != NULL)
+            PyBuffer_Release(&ov);
         return NULL;
     }
     unsigned char *negs = (unsigned char *)nv.buf;
+    unsigned char *rows = ov.obj != NULL ? (unsigned char *)ov.buf : NULL;
     PyObject **items = ((PyTupleObject *)tup)->ob_item;
     uint64_t maxbits = 0;
     Py_ssize_t negatives = 0, bad = -1;
@@ -300,9 +331,18 @@ scan_ints(PyObject *self, PyObject *args)
             maxbits = b;
         negs[i] = (unsigned char)neg;
         negatives += neg;
+        if (rows != NULL) {
+            if (b > bits) {
+                bad = i;
+                break;
+            }
+            pack_one(v, digit_count(v, &neg), rows + (size_t)i * (size_t)m * 4, m);
+        }
     }
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&nv);
+    if (ov.obj != NULL)
+        PyBuffer_Release(&ov);
     return Py_BuildValue("Knn", (unsigned long long)maxbits, negatives, bad);
 }
 
@@ -824,7 +864,7 @@ raw_ints(PyObject *self, PyObject *noargs)
 
 static PyMethodDef methods[] = {
     {"scan", scan, METH_VARARGS, "scan(seq, check[, mpz]) -> (max_bits, neg, conv)"},
-    {"scan_ints", scan_ints, METH_VARARGS, "scan_ints(tup, negs, start, stop) -> (max_bits, negatives, bad)"},
+    {"scan_ints", scan_ints, METH_VARARGS, "scan_ints(tup, negs, start, stop[, out, m, bits]) -> (max_bits, negatives, bad)"},
     {"pack", pack, METH_VARARGS, "pack(seq, out, m[, start, stop[, base]]): magnitudes of seq into out as m limbs each"},
     {"unpack", unpack, METH_VARARGS, "unpack(buf, n, m, neg, make[, start, stop[, defer]]) -> list of ints"},
     {"raw_ints", raw_ints, METH_NOARGS, "raw_ints() -> whether unpack(..., raw=True) makes ints without the lock"},

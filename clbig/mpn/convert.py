@@ -388,15 +388,20 @@ def _scan_threads(values):
         return None
     tup = values if type(values) is tuple else tuple(values)
     negs = np.empty(n, np.uint8)
-    tasks = max(1, min(RANGES_PER_THREAD * t, n // max(1, SCAN_THREAD_MIN // 8)))
-    step = -(-n // tasks)
     pool = _executor(t)
-    got = [f.result() for f in [pool.submit(_limbs.scan_ints, tup, negs, a, min(n, a + step))
-                                for a in range(0, n, step)]]
+    got = [f.result() for f in [pool.submit(_limbs.scan_ints, tup, negs, a, b)
+                                for a, b in _scan_ranges(n, t)]]
     if any(bad >= 0 for _, _, bad in got):
         return None
     neg = negs.view(bool) if sum(k for _, k, _ in got) else None
     return max(b for b, _, _ in got), neg, tup
+
+
+def _scan_ranges(n: int, t: int) -> list:
+    """The item ranges of a scan of n values on t threads."""
+    tasks = max(1, min(RANGES_PER_THREAD * t, n // max(1, SCAN_THREAD_MIN // 8)))
+    step = -(-n // tasks)
+    return [(a, min(n, a + step)) for a in range(0, n, step)]
 
 
 def _scan_py(values, check_value):
@@ -482,8 +487,35 @@ def pack_magnitudes(mags: list, m: int, pure: bool | None = None) -> np.ndarray:
 def from_ints(values, bits: int | None = None, pure: bool | None = None):
     """(limbs, bits, neg) of a batch of ints / mpz: an (n, m) uint32 matrix of magnitudes,
     the capacity, and None or a bool array true where a value is negative."""
+    if bits is not None and _use_c(pure):
+        got = _scan_pack_threads(values, check_bits(bits))
+        if got is not None:
+            return got
     s = scan(values, bits, pure)
     return pack(s), s.bits, s.neg
+
+
+def _scan_pack_threads(values, bits: int):
+    """from_ints of a large batch of exact ints where the capacity is given: each thread
+    checks and packs its range in one pass (_limbs.scan_ints with out), instead of a scan of
+    the whole batch and then a pack; None where _scan_threads would not run, or some value is
+    not an exact int or does not fit (the full path then converts it or names it)."""
+    n = len(values) if isinstance(values, (list, tuple)) else 0
+    t = threads()
+    if n < SCAN_THREAD_MIN or t < 2:
+        return None
+    m = limbs_for(bits)
+    tup = values if type(values) is tuple else tuple(values)
+    out = np.empty((n, m), np.uint32)
+    negs = np.empty(n, np.uint8)
+    pool = _executor(t)
+    got = [f.result() for f in [pool.submit(_limbs.scan_ints, tup, negs, a, b, out, m, bits)
+                                for a, b in _scan_ranges(n, t)]]
+    if any(bad >= 0 for _, _, bad in got):
+        return None
+    if not np.little_endian:
+        out.byteswap(inplace=True)   # the extension writes little-endian limbs
+    return out, bits, (negs.view(bool) if sum(k for _, k, _ in got) else None)
 
 
 # -- limbs to ints ---------------------------------------------------------------------------
