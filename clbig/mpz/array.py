@@ -293,6 +293,12 @@ class BigIntArray:
     def data(self, value: cla.Array) -> None:
         self._data, self._shape = value, value.shape
 
+    @property
+    def on_device(self) -> bool:
+        """Whether the limbs are on the device: False for a result computed on the host (a few
+        rows of powmod, the number theory's host paths) until something reads `data`."""
+        return self._data is not None
+
     # -- shape ---------------------------------------------------------------------------
     def __len__(self) -> int:
         return self._shape[0]

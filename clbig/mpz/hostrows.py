@@ -132,7 +132,7 @@ def ran(family: str, result) -> None:
     declined): where it computed rows on the device (a result with rows, not made on the host
     as host_result makes them), the family is bought in the result's context."""
     r = result[0] if isinstance(result, tuple) and result else result
-    if getattr(r, "_data", True) is None:
+    if getattr(r, "on_device", True) is False:
         return
     try:
         if not len(r):
