@@ -522,3 +522,61 @@ def test_iroot_of_a_huge_k_as_the_device_gives_it(monkeypatch):
         assert clbig.iroot(8, 2**64) == (1, False)
         r, exact = clbig.iroot([0, 1, 8], 2**64)
         assert r.tolist() == [0, 1, 1] and exact.tolist() == [True, True, False]
+
+
+def test_array_operators_first_calls_on_values_the_host_holds(ctx, monkeypatch, rng):
+    """A product, sum, quotient or inverse of arrays whose values the host holds (a small
+    clbig.array, or a result computed on the host) runs on the host until that operator has
+    run on the device in the context, with the device path's values, capacities and signs:
+    the same results as the device gives with the allowance closed, chained through an
+    expression, broadcasting a plain int and a length-one array. A zero divisor, a value with
+    no inverse (strict), a forced algorithm, signed sums and quotients, arrays made on the
+    device and batches past ARRAY_RENT_BITS take the device path and its errors; the suite's
+    HOST_ROWS turns it off."""
+    from clbig.mpz import hostrows
+    monkeypatch.delenv("CLBIG_HOST_ROWS", raising=False)
+    a = [rng.getrandbits(300) for _ in range(7)] + [0, 1, (1 << 300) - 1]
+    b = [rng.getrandbits(200) | 1 for _ in range(10)]
+
+    def tour():
+        A, B = clbig.array(a), clbig.array(b)
+        e = (A * B + clbig.array([5])) % 1000003
+        q, r = clbig.divmod(A * 7, B)
+        inv, ok = clbig.invert(A, B, strict=False)
+        s = clbig.array([1, 2, 3])
+        for _ in range(5):
+            s = s + s
+        out = [(x.tolist(), x.bits, None if x.neg is None else x.neg.tolist()) for x in (e, q, r, inv, s)]
+        return out + [ok.tolist(), clbig.mul(A, clbig.array([-3])).tolist(), clbig.invert([3, 5], 7).tolist()]
+
+    def where(fn):
+        with clbig.profile() as p:
+            got = fn()
+        return got, "host" if p.kernels == 0 else "device"
+
+    monkeypatch.setenv("CLBIG_HOST_FIRST_MS", "0")
+    want, at = where(tour)
+    assert at == "device"
+    monkeypatch.setenv("CLBIG_HOST_FIRST_MS", "60000")
+    ctx.profile.clear("host_first")
+    assert where(tour) == (want, "host")
+    assert set(hostrows._spent(ctx)) == {"mul", "add", "div", "invert"}
+
+    A, B = clbig.array(a), clbig.array(b)
+    for fn, err in ((lambda: clbig.divmod(A, clbig.array([0] + b[1:])), "index 0"),
+                    (lambda: clbig.invert(clbig.array([3, 5, 2, 7]), clbig.array([4])), "index 2")):
+        ctx.profile.clear("host_first")
+        with pytest.raises((ZeroDivisionError, ValueError), match=err):
+            fn()
+    for fn in (lambda: clbig.mul(A, B, algorithm="classical"), lambda: clbig.array([-1, 2]) + B[:2],
+               lambda: clbig.divmod(clbig.array([-7]), B), lambda: clbig.from_limbs(A.to_limbs()) * B,
+               lambda: clbig.array([1 << 5000] * 2000) * 3):
+        ctx.profile.clear("host_first")
+        assert where(fn)[1] == "device"
+    ctx.profile.clear("host_first")
+    assert where(lambda: (A * B).tolist())[1] == "host"
+    assert where(lambda: clbig.mul(A, B, algorithm="classical").tolist())[1] == "device"
+    assert where(lambda: (A * B).tolist()) == ([x * y for x, y in zip(a, b)], "device")   # bought
+    monkeypatch.setenv("CLBIG_HOST_ROWS", "0")
+    ctx.profile.clear("host_first")
+    assert clbig.array(a).host_values() is None and where(lambda: (A * 3).tolist())[1] == "device"

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyopencl.array as cla
 
-from . import hooks
+from . import hooks, hostrows
 from .types import MPZ
 from ..mpn import convert, radix
 from ..mpn.convert import check_bits  # noqa: F401 (the checks live with the conversion)
@@ -261,6 +261,9 @@ class BigIntArray:
     # put off until something does (`data`): a few rows computed on the host and read back
     # at once never wait for the device (host_result).
     _upload_later = None
+    # The values the array was made from, as host ints, where clbig.array kept them for the
+    # operators' first calls on the host (mpz.hostarrays); tolist() still reads the device.
+    _values: list | None = None
 
     def __init__(self, ctx: Context, data: cla.Array, bits: int, neg: np.ndarray | None = None) -> None:
         if data.ndim != 2 or data.dtype != np.uint32:
@@ -292,6 +295,11 @@ class BigIntArray:
     @data.setter
     def data(self, value: cla.Array) -> None:
         self._data, self._shape = value, value.shape
+
+    def host_values(self) -> list | None:
+        """The values as a list of host ints where the array holds them (a result computed on
+        the host, or a small batch clbig.array kept: mpz.hostarrays), else None."""
+        return self._known if self._known is not None else self._values
 
     @property
     def on_device(self) -> bool:
@@ -868,7 +876,10 @@ def array(values: Operand, bits: int | None = None, ctx: Context | None = None) 
     except TypeError:
         _one_dimension(values)
         raise
-    return scanned_rows(ctx, s, 0, len(s))
+    x = scanned_rows(ctx, s, 0, len(s))
+    if hostrows.keeps(ctx, s.vals, s.bits):
+        x._values = list(s.vals)
+    return x
 
 
 def scanned_rows(ctx: Context, s: convert.Scanned, r0: int, r1: int) -> BigIntArray:

@@ -28,7 +28,7 @@ import numpy as np
 
 from ..mpn import gcd_n
 from ..mpn.div_q import bitlen
-from . import signs
+from . import hostarrays, hostrows, signs
 from .array import BigIntArray, from_limbs, limbs_for
 from .coerce import is_scalar, operands
 from .ops import add, divmod_arrays, floordiv, mod, mul, sub
@@ -168,6 +168,10 @@ def invert(a: Operand, m: Operand | Modulus, strict: bool = True
     if mneg is not None and mneg.any():
         i = int(np.argmax(mneg))
         raise ValueError(f"invert: the modulus is negative at index {i} (moduli are positive)")
+    if a.neg is None and m.neg is None:
+        got = hostarrays.invert(a, m, n, strict)     # a first call on values the host holds
+        if got is not None:
+            return got
     if a.neg is not None and a.neg.any():       # pow(-3, -1, 7): a reduced mod m first
         _no_zero_modulus(m)
         a = mod(a, m)
@@ -180,6 +184,7 @@ def invert(a: Operand, m: Operand | Modulus, strict: bool = True
         a = mod_rows(a, m, n, sa, sm)
         sa = a.m
     out, stat = gcd_n.invert(ctx, a.data.data, sa, a.m, m.data.data, sm, m.m, n)
+    hostrows.bought(ctx, "invert")
     _check_fail(stat, "invert")
     zero = np.nonzero(stat & gcd_n.ZERO)[0]
     if len(zero):

@@ -142,6 +142,54 @@ def ran(family: str, result) -> None:
     bought(getattr(r, "ctx", None) or current_context(), family)
 
 
+# -- array operators' first calls (mpz.hostarrays) --------------------------------------------
+
+#: The most rows x capacity an array operator's first call may compute on the host: 1000
+#: quotients of 4096 / 2048 bits took one core of the 2-core EPYC about 2 ms, as many products
+#: of 2048 bits 0.5 ms; the device's first call builds a kernel of 0.1-0.8 s on the H200.
+ARRAY_RENT_BITS = 1 << 23
+
+
+def keeps(ctx, vals: list, bits: int) -> bool:
+    """Whether clbig.array keeps a batch's values on the host for the operators' first calls:
+    a batch of exact ints within ARRAY_RENT_BITS, in a context whose first-call allowance is
+    open for some operation (not where HOST_ROWS is set, as in the suite)."""
+    n = len(vals)
+    if not n or n * bits > ARRAY_RENT_BITS or getattr(ctx, "is_multi", False):
+        return False
+    s = ctx.profile.settings
+    if s.host_rows is not None or not s.host_first_ms:
+        return False
+    return set(map(type, vals)) == {int}
+
+
+def renting(ctx, family: str, n: int, bits: int) -> bool:
+    """Whether an array operator's call of n rows of operands up to `bits` wide runs on the
+    host as a first call: its family has not run on the device in ctx, the allowance is left,
+    and the call is within ARRAY_RENT_BITS. Its host time then counts (`rented`)."""
+    if not n or n * bits > ARRAY_RENT_BITS or first_factor(ctx, family) == 1:
+        return False
+    if profiling.active():
+        profiling.note(f"{family}: {n} rows of {bits} bits on the host as a first call (the "
+                       f"device would build its kernels first; HOST_FIRST_MS)")
+    return True
+
+
+def rented(ctx, family: str, fn):
+    """fn() run as a first call of `family` on the host: its time counts against ctx's
+    allowance, rows read through `paced`; None where the allowance ran out during it (the
+    caller then takes the device path)."""
+    _renting.on = (ctx, family)
+    t0 = time.perf_counter()
+    try:
+        return fn()
+    except _RentSpent:
+        return None
+    finally:
+        _renting.on = None
+        spend(ctx, family, time.perf_counter() - t0)
+
+
 def spend(ctx, family: str, seconds: float) -> None:
     """Count a first call's host time against ctx's allowance for the family."""
     c = _spent(ctx)

@@ -15,7 +15,7 @@ import numpy as np
 import pyopencl as cl
 
 from ..mpn import add_n, compare as _compare, div_q, mul_n, shift
-from . import signs
+from . import hostarrays, hostrows, signs
 from .array import BigIntArray, array, check_bits, check_fits  # noqa: F401 (ops.array: tuning/measure.py)
 from .coerce import coerce, context_of, is_scalar, operands
 from .dispatch import rows
@@ -86,8 +86,12 @@ def add(a: Operand, b: Operand) -> BigIntArray:
         return signs.addsub("add", a, b, n, sa, sb)
     bits = max(a.bits, b.bits) + 1
     check_fits(a.ctx, n, bits, "a + b")
+    got = hostarrays.add(a, b, n, bits)     # a first call on values the host holds
+    if got is not None:
+        return got
     out, _ = add_n.addsub(a.ctx, "add", a.data.data, sa, a.m, b.data.data, sb, b.m, n,
                           signs.whole_limbs(bits))   # the sum fits bits: no mask needed
+    hostrows.bought(a.ctx, "add")
     return _wrap(a.ctx, out, bits)
 
 
@@ -327,10 +331,15 @@ def mul(a: Operand, b: Operand, algorithm: str = "auto") -> BigIntArray:
     a, b, n, sa, sb = operands(a, b, signed=True)
     bits = a.bits + b.bits
     check_fits(a.ctx, n, bits, "a * b")
+    if algorithm == "auto":
+        got = hostarrays.mul(a, b, n, bits)     # a first call on values the host holds
+        if got is not None:
+            return got
     # the product fits bits, so the kernels run on whole limbs (no top mask): capacities that
     # grow a few bits a step (x = x * 3) share one kernel per limb count (issue 43)
     out = mul_n.mul(a.ctx, a.data.data, sa, a.m, b.data.data, sb, b.m, n,
                     signs.whole_limbs(bits), algorithm)
+    hostrows.bought(a.ctx, "mul")
     return BigIntArray(a.ctx, out, bits, signs.product_neg(a, b, n, sa, sb))
 
 
@@ -587,6 +596,10 @@ def divmod(a: Operand, b: Operand, algorithm: str = "auto") -> tuple[BigIntArray
         q, r = divmod([a], [b], algorithm)
         return q.tolist()[0], r.tolist()[0]
     a, b, n, sa, sb = operands(a, b, signed=True)
+    if algorithm == "auto" and a.neg is None and b.neg is None:
+        got = hostarrays.divmod(a, b, n)        # a first call on values the host holds
+        if got is not None:
+            return got
     q, r = divmod_arrays(abs(a), abs(b), n, sa, sb, algorithm=algorithm)
     if a.neg is None and b.neg is None:
         return q, r
@@ -598,6 +611,7 @@ def divmod_arrays(a: BigIntArray, b: BigIntArray, n: int, sa: int, sb: int, **kw
     operand) as BigIntArrays of capacities a.bits (q <= a) and b.bits (r < b); keywords as
     div_q.divmod's (algorithm, stats, and the tests' w_offset / q_offset)."""
     q, r = div_q.divmod(a.ctx, a.data.data, sa, a.m, b.data.data, sb, b.m, n, **kw)
+    hostrows.bought(a.ctx, "div")
     return BigIntArray(a.ctx, q, a.bits), BigIntArray(a.ctx, r, b.bits)
 
 

@@ -92,9 +92,10 @@ _TABLE = (
        "lists alike (per kind: LIMITS)", False),
     _s("HOST_FIRST_MS", "count", 250, "milliseconds of host time the HOST_ROWS families, prod, "
        "sum and powmod may spend on calls of up to 8 times their default limits before their "
-       "first device call in a context builds their kernels (a first call's builds take seconds; "
-       "0: past the limits, always the device; off where HOST_ROWS is set, and for powmod where "
-       "POWMOD_HOST_ROWS is)", False),
+       "first device call in a context builds their kernels, and the operators *, +, divmod and "
+       "invert on small arrays whose values the host holds likewise (a first call's builds take "
+       "seconds; 0: past the limits, always the device; off where HOST_ROWS is set, and for "
+       "powmod where POWMOD_HOST_ROWS is)", False),
     _s("POWMOD_FIXED_ROWS", "count", 32, "powmod with one base and one odd modulus for at least "
        "this many rows takes a table of the base's powers shared by every row (kept for the next "
        "call with the same base, modulus and exponent length; 0: never)", False),

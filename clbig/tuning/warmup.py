@@ -24,7 +24,7 @@ import gmpy2
 
 from ..mpn import host_powm
 from ..mpz import gcd as _gcd
-from ..mpz import hostrows, modular, numtheory, ops, reduce
+from ..mpz import hostarrays, hostrows, modular, numtheory, ops, reduce
 from ..mpz.array import array
 from ..runtime import binaries
 from ..runtime import plan as P
@@ -217,7 +217,10 @@ def _step(family: str, bits: int, lengths: tuple, ctx) -> None:
     """One family at one width, at each batch length, its binaries kept."""
     gpu = P.is_gpu(ctx)
     rng = random.Random(f"{family}:{bits}")   # the same values whichever process runs the step
-    hostrows.bought(ctx, family)   # past its host limit, a product builds (no first-call allowance)
+    # no first-call allowance: past its host limit a product builds, and the operators
+    # inside a family's step (a product, a quotient) build too instead of running on the host
+    for f in (family, *hostarrays.FAMILIES):
+        hostrows.bought(ctx, f)
     for n in (PROD_BATCHES if family == "prod" and lengths == BATCHES else lengths):
         if family in HEAVY and not gpu and n > 64 and n > min(lengths):
             continue
