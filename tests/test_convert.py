@@ -590,3 +590,87 @@ def test_ints_made_without_the_lock_fail_cleanly_without_memory():
                          capture_output=True, text=True, timeout=120)
     assert res.returncode == 0, res.stderr[-2000:]
     assert res.stdout.split() == ["MemoryError", "ok"]
+
+
+_TRACEMALLOC_TOGGLED = """
+import importlib.util, sys, threading, time, tracemalloc
+import numpy as np
+spec = importlib.util.spec_from_file_location("clbig.mpn._limbs", sys.argv[1])
+limbs = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(limbs)
+assert limbs.raw_ints()
+arr = np.full((20000, 8), 0xFFFFFFFF, np.uint32)
+done, wrong = threading.Event(), []
+def convert():
+    while not done.is_set():
+        got = limbs.unpack(arr, 20000, 8, None, None, 0, -1, False, True)
+        wrong.extend(x for x in (got[0], got[-1]) if x != (1 << 256) - 1)
+t = threading.Thread(target=convert)
+t.start()
+end = time.monotonic() + 1.0
+while time.monotonic() < end:
+    time.sleep(0.0003)                 # off: the thread's next batch makes its ints unlocked
+    tracemalloc.start()                # and on while that batch runs
+    time.sleep(0.0001)
+    tracemalloc.stop()
+done.set()
+t.join()
+print("ok" if not wrong else wrong)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a crash here takes the process")
+def test_ints_made_without_the_lock_while_tracemalloc_starts_and_stops():
+    """tracemalloc started and stopped over and over by one thread while another makes ints
+    without the lock: no crash, exact ints. Their memory came through PyMem_RawMalloc, which
+    tracemalloc.start() hooks with a function that takes the lock: a call waiting for it while
+    tracemalloc.stop() ran crashed the interpreter (gh-128679) within a tenth of a second."""
+    if not convert.native():
+        pytest.skip("the C extension is not built here")
+    import subprocess
+    res = subprocess.run([sys.executable, "-c", _TRACEMALLOC_TOGGLED, convert._limbs.__file__],
+                         capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, (res.returncode, res.stderr[-2000:])
+    assert res.stdout.split() == ["ok"]
+
+
+@pytest.mark.skipif(sys.version_info < (3, 13), reason="PYTHONMALLOC=mimalloc is 3.13's")
+def test_ints_made_with_the_lock_under_mimalloc():
+    """3.13's mimalloc frees an object with mi_free, which cannot free the raw allocator's
+    memory (the interpreter crashed), yet its statistics report success as pymalloc's do: ints
+    are made under the lock there, and round trips are exact."""
+    if not convert.native():
+        pytest.skip("the C extension is not built here")
+    import subprocess
+    run_env = {k: v for k, v in os.environ.items() if k not in ("PYTHONMALLOC", "PYTHONDEVMODE")}
+    run_env.update(PYTHONMALLOC="mimalloc", CLBIG_CONVERT_THREADS="2")
+    if subprocess.run([sys.executable, "-c", "pass"], env=run_env).returncode != 0:
+        pytest.skip("this interpreter was built without mimalloc")
+    res = subprocess.run([sys.executable, "-c", _ALLOCATOR_PROBE], env=run_env, capture_output=True,
+                         text=True, timeout=120)
+    assert res.returncode == 0, (res.returncode, res.stderr[-2000:])
+    assert res.stdout.split() == ["False", "ok"]
+
+
+@pytest.mark.skipif(sys.version_info < (3, 13), reason="reference tracers are 3.13's")
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="libc's abs as a tracer that does nothing")
+def test_ints_made_with_the_lock_under_a_reference_tracer():
+    """A reference tracer (PyRefTracer_SetTracer) is told of every object made: ints made
+    without the lock would reach it only when destroyed, so they are made under the lock
+    while one is set."""
+    if not convert.native():
+        pytest.skip("the C extension is not built here")
+    import ctypes
+    libc = ctypes.CDLL(None)
+    set_tracer = ctypes.pythonapi.PyRefTracer_SetTracer
+    set_tracer.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+    raw = convert._limbs.raw_ints()
+    limbs = np.full((5, 4), 0xFFFFFFFF, np.uint32)
+    assert set_tracer(ctypes.cast(libc.abs, ctypes.c_void_p).value, None) == 0   # ignores its calls
+    try:
+        during = convert._limbs.raw_ints()
+        back = convert.to_ints(limbs, [True, False, True, False, True])
+    finally:
+        set_tracer(None, None)
+    assert not during and raw == convert._limbs.raw_ints()
+    assert back == [(-1) ** (i + 1) * ((1 << 128) - 1) for i in range(5)]

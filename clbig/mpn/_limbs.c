@@ -94,11 +94,17 @@ new_int(Py_ssize_t nd, int neg)
  * be shared among threads: pymalloc needs the lock, and the first touch of its new arenas'
  * pages (page faults, microseconds each) happens inside it. Where the object allocator is
  * CPython's own with no hook on it (pymalloc, or malloc under PYTHONMALLOC=malloc), an int may
- * instead be made in memory from PyMem_RawMalloc, which needs no lock: pymalloc's free hands
- * a block outside its arenas to PyMem_RawFree, and under PYTHONMALLOC=malloc PyObject_Free is
- * PyMem_RawFree. Debug hooks (PYTHONMALLOC=debug, -X dev) and tracemalloc set a context on
- * the allocators, an embedder's allocator is not pymalloc: each keeps the locked path. So do
- * debug builds (reference tracing) and free-threaded ones (mimalloc frees by its own heaps).
+ * instead be made in memory from the raw allocator (PyMem_RawMalloc's), which needs no lock:
+ * pymalloc's free hands a block outside its arenas to PyMem_RawFree, and under
+ * PYTHONMALLOC=malloc PyObject_Free is PyMem_RawFree. Debug hooks (PYTHONMALLOC=debug, -X dev) and tracemalloc set a context on
+ * the allocators, an embedder's allocator is not pymalloc, 3.13's PYTHONMALLOC=mimalloc frees
+ * with mi_free: each keeps the locked path. So do debug builds (reference tracing) and
+ * free-threaded ones (mimalloc frees by its own heaps), and 3.13 where a reference tracer is
+ * set (it would see these ints destroyed, never created). The raw allocator checked is called
+ * directly, not through PyMem_RawMalloc: a hook that tracemalloc.start() puts on it meanwhile
+ * would take the lock in each call, and CPython (gh-128679, fixed in 3.13.2) crashes where
+ * tracemalloc.stop() runs while such a call waits for it. Such an int is freed through the
+ * hooks, which pass a block they never traced on to the allocator under them.
  * The price: sys.getallocatedblocks() counts one block too few for each such int freed. */
 #if defined(Py_TRACE_REFS) || defined(Py_REF_DEBUG) || defined(Py_GIL_DISABLED)
 #define RAW_INTS 0
@@ -114,18 +120,29 @@ static void *pymalloc_seen = NULL;     /* the object allocator last asked about,
 static int pymalloc_is = 0;            /* whether it was pymalloc */
 #endif
 
-/* Whether ints may be made by raw_int now (the interpreter lock held). */
+/* Whether ints may be made by raw_int now (the interpreter lock held); where they may, *raw is
+ * the raw allocator that raw_int is to call. */
 static int
-raw_ints_allowed(void)
+raw_ints_allowed(PyMemAllocatorEx *raw)
 {
 #if RAW_INTS
-    PyMemAllocatorEx obj, raw;
+    PyMemAllocatorEx obj, mem;
     PyMem_GetAllocator(PYMEM_DOMAIN_OBJ, &obj);
-    PyMem_GetAllocator(PYMEM_DOMAIN_RAW, &raw);
-    if (obj.ctx != NULL || raw.ctx != NULL)      /* debug hooks, tracemalloc, an embedder's */
+    PyMem_GetAllocator(PYMEM_DOMAIN_MEM, &mem);
+    PyMem_GetAllocator(PYMEM_DOMAIN_RAW, raw);
+    if (obj.ctx != NULL || raw->ctx != NULL)     /* debug hooks, tracemalloc, an embedder's */
         return 0;
-    if (obj.free == raw.free)                    /* PYTHONMALLOC=malloc */
+#if PY_VERSION_HEX >= 0x030D0000
+    void *data;
+    if (PyRefTracer_GetTracer(&data) != NULL)    /* it is told of every object made */
+        return 0;
+#endif
+    if (obj.free == raw->free)                   /* PYTHONMALLOC=malloc */
         return 1;
+    /* pymalloc serves PyMem_Malloc too; 3.13's mimalloc has other functions for it, and its
+     * statistics report success as pymalloc's do */
+    if (mem.malloc != obj.malloc || mem.free != obj.free)
+        return 0;
     if ((void *)obj.malloc != pymalloc_seen) {   /* asked once per allocator: it walks arenas */
         FILE *f = fopen(NULL_DEVICE, "w");
         pymalloc_is = f != NULL && _PyObject_DebugMallocStats(f);   /* 0 unless pymalloc */
@@ -135,6 +152,7 @@ raw_ints_allowed(void)
     }
     return pymalloc_is;
 #else
+    (void)raw;
     return 0;
 #endif
 }
@@ -569,20 +587,20 @@ fill_digits(PyObject *x, const unsigned char *p, Py_ssize_t top, Py_ssize_t nd)
 }
 
 #if RAW_INTS
-/* The int of the top limbs at p (not is_small) in memory from PyMem_RawMalloc, complete, its
- * reference count 1; NULL where that memory is not to be had. No other Python API: it runs
- * without the interpreter lock (see raw_ints_allowed). */
+/* The int of the top limbs at p (not is_small) in memory from the raw allocator raw (see
+ * raw_ints_allowed), complete, its reference count 1; NULL where that memory is not to be had.
+ * No Python API: it runs without the interpreter lock. */
 static PyObject *
-raw_int(const unsigned char *p, Py_ssize_t top, int neg)
+raw_int(const PyMemAllocatorEx *raw, const unsigned char *p, Py_ssize_t top, int neg)
 {
     Py_ssize_t nd = digits_for(p, top);
 #if PY_VERSION_HEX >= 0x030C0000
-    PyLongObject *x = PyMem_RawMalloc(offsetof(PyLongObject, long_value.ob_digit) + nd * sizeof(digit));
+    PyLongObject *x = raw->malloc(raw->ctx, offsetof(PyLongObject, long_value.ob_digit) + nd * sizeof(digit));
     if (x == NULL)
         return NULL;
     x->long_value.lv_tag = ((uintptr_t)nd << 3) | (neg ? 2u : 0u);
 #else
-    PyLongObject *x = PyMem_RawMalloc(offsetof(PyLongObject, ob_digit) + nd * sizeof(digit));
+    PyLongObject *x = raw->malloc(raw->ctx, offsetof(PyLongObject, ob_digit) + nd * sizeof(digit));
     if (x == NULL)
         return NULL;
     ((PyVarObject *)x)->ob_size = neg ? -nd : nd;
@@ -596,8 +614,8 @@ raw_int(const unsigned char *p, Py_ssize_t top, int neg)
 /* unpack's rows start..stop-1 as a list, the big ints made by raw_int without the lock, the
  * small ones (CPython's own) with it afterwards. */
 static PyObject *
-unpack_raw(const unsigned char *base, Py_ssize_t m, const Py_buffer *nv, Py_ssize_t start,
-           Py_ssize_t stop)
+unpack_raw(const PyMemAllocatorEx *raw, const unsigned char *base, Py_ssize_t m, const Py_buffer *nv,
+           Py_ssize_t start, Py_ssize_t stop)
 {
     Py_ssize_t k = stop - start, made_to = k, j;
     PyObject **made = PyMem_Malloc((k ? k : 1) * sizeof(PyObject *)), *list = NULL;
@@ -608,7 +626,7 @@ unpack_raw(const unsigned char *base, Py_ssize_t m, const Py_buffer *nv, Py_ssiz
         const unsigned char *p = base + (size_t)(start + j) * (size_t)m * 4;
         int neg = nv->obj != NULL && ((const unsigned char *)nv->buf)[start + j] != 0;
         Py_ssize_t top = top_limbs(p, m);
-        made[j] = is_small(p, top, neg) ? NULL : raw_int(p, top, neg);
+        made[j] = is_small(p, top, neg) ? NULL : raw_int(raw, p, top, neg);
         if (made[j] == NULL && !is_small(p, top, neg)) {
             made_to = j;
             break;
@@ -734,8 +752,9 @@ unpack(PyObject *self, PyObject *args)
         make = NULL;
     const unsigned char *base = (const unsigned char *)view.buf;
 #if RAW_INTS
-    if (raw && !defer && raw_ints_allowed()) {
-        list = unpack_raw(base, m, &nv, start, stop);
+    PyMemAllocatorEx alloc;
+    if (raw && !defer && raw_ints_allowed(&alloc)) {
+        list = unpack_raw(&alloc, base, m, &nv, start, stop);
         goto made;
     }
 #endif
@@ -859,7 +878,8 @@ done:
 static PyObject *
 raw_ints(PyObject *self, PyObject *noargs)
 {
-    return PyBool_FromLong(raw_ints_allowed());
+    PyMemAllocatorEx alloc;
+    return PyBool_FromLong(raw_ints_allowed(&alloc));
 }
 
 static PyMethodDef methods[] = {
