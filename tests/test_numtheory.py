@@ -574,9 +574,15 @@ def test_array_operators_first_calls_on_values_the_host_holds(ctx, monkeypatch, 
         ctx.profile.clear("host_first")
         assert where(fn)[1] == "device"
     ctx.profile.clear("host_first")
+    A, B = clbig.array(a), clbig.array(b)    # (to_limbs above read A's buffer: values dropped)
     assert where(lambda: (A * B).tolist())[1] == "host"
     assert where(lambda: clbig.mul(A, B, algorithm="classical").tolist())[1] == "device"
     assert where(lambda: (A * B).tolist()) == ([x * y for x, y in zip(a, b)], "device")   # bought
     monkeypatch.setenv("CLBIG_HOST_ROWS", "0")
     ctx.profile.clear("host_first")
     assert clbig.array(a).host_values() is None and where(lambda: (A * 3).tolist())[1] == "device"
+    monkeypatch.delenv("CLBIG_HOST_ROWS")
+    x = clbig.array(a)
+    assert x.host_values() == a
+    x.data.fill(0)                       # a buffer handed out may be written: values dropped
+    assert x.host_values() is None and (x * 1).tolist() == [0] * len(a)

@@ -263,6 +263,7 @@ class BigIntArray:
     _upload_later = None
     # The values the array was made from, as host ints, where clbig.array kept them for the
     # operators' first calls on the host (mpz.hostarrays); tolist() still reads the device.
+    # Dropped once anything asks for `data` (a device path, or a user who may write into it).
     _values: list | None = None
 
     def __init__(self, ctx: Context, data: cla.Array, bits: int, neg: np.ndarray | None = None) -> None:
@@ -283,7 +284,9 @@ class BigIntArray:
     @property
     def data(self) -> cla.Array:
         """The (n, m) uint32 device array of the magnitudes, least significant limb first."""
-        d = self._data
+        if self._values is not None:
+            self._values = None           # whoever holds the buffer may write it: the kept
+        d = self._data                    # values would no longer be sure to match
         if d is None:
             up = self._upload_later
             if up is None:                # another thread uploaded since (it sets _data first)
