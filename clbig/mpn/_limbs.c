@@ -96,15 +96,17 @@ new_int(Py_ssize_t nd, int neg)
  * CPython's own with no hook on it (pymalloc, or malloc under PYTHONMALLOC=malloc), an int may
  * instead be made in memory from the raw allocator (PyMem_RawMalloc's), which needs no lock:
  * pymalloc's free hands a block outside its arenas to PyMem_RawFree, and under
- * PYTHONMALLOC=malloc PyObject_Free is PyMem_RawFree. Debug hooks (PYTHONMALLOC=debug, -X dev) and tracemalloc set a context on
- * the allocators, an embedder's allocator is not pymalloc, 3.13's PYTHONMALLOC=mimalloc frees
- * with mi_free: each keeps the locked path. So do debug builds (reference tracing) and
- * free-threaded ones (mimalloc frees by its own heaps), and 3.13 where a reference tracer is
- * set (it would see these ints destroyed, never created). The raw allocator checked is called
- * directly, not through PyMem_RawMalloc: a hook that tracemalloc.start() puts on it meanwhile
- * would take the lock in each call, and CPython (gh-128679, fixed in 3.13.2) crashes where
- * tracemalloc.stop() runs while such a call waits for it. Such an int is freed through the
- * hooks, which pass a block they never traced on to the allocator under them.
+ * PYTHONMALLOC=malloc PyObject_Free is PyMem_RawFree. Debug hooks (PYTHONMALLOC=debug, -X dev)
+ * and tracemalloc set a context on the allocators, an embedder's allocator is not pymalloc,
+ * 3.13's PYTHONMALLOC=mimalloc frees with mi_free: each keeps the locked path. So do debug
+ * builds (reference tracing) and free-threaded ones (mimalloc frees by its own heaps).
+ *
+ * The raw allocator checked is called directly, not through PyMem_RawMalloc: a hook that
+ * tracemalloc.start() puts on it meanwhile would take the lock in each call, and CPython
+ * (gh-128679, fixed in 3.13.2) crashes where tracemalloc.stop() runs while such a call waits
+ * for it. Such an int is freed through the hooks, which pass a block they never traced on to
+ * the allocator under them. 3.13's reference tracer, told of each object made by
+ * _Py_NewReference, is told of these by tell_tracer.
  * The price: sys.getallocatedblocks() counts one block too few for each such int freed. */
 #if defined(Py_TRACE_REFS) || defined(Py_REF_DEBUG) || defined(Py_GIL_DISABLED)
 #define RAW_INTS 0
@@ -132,11 +134,6 @@ raw_ints_allowed(PyMemAllocatorEx *raw)
     PyMem_GetAllocator(PYMEM_DOMAIN_RAW, raw);
     if (obj.ctx != NULL || raw->ctx != NULL)     /* debug hooks, tracemalloc, an embedder's */
         return 0;
-#if PY_VERSION_HEX >= 0x030D0000
-    void *data;
-    if (PyRefTracer_GetTracer(&data) != NULL)    /* it is told of every object made */
-        return 0;
-#endif
     if (obj.free == raw->free)                   /* PYTHONMALLOC=malloc */
         return 1;
     /* pymalloc serves PyMem_Malloc too; 3.13's mimalloc has other functions for it, and its
@@ -611,6 +608,24 @@ raw_int(const PyMemAllocatorEx *raw, const unsigned char *p, Py_ssize_t top, int
     return (PyObject *)x;
 }
 
+/* 3.13's reference tracer (PyRefTracer_SetTracer; tracemalloc's, for one), where one is set,
+ * told of the ints made[0..k) (NULL: none there) as _Py_NewReference tells it of every object
+ * made: it is told of their end when they are freed. The interpreter lock held. */
+static void
+tell_tracer(PyObject **made, Py_ssize_t k)
+{
+#if PY_VERSION_HEX >= 0x030D0000
+    void *data;
+    PyRefTracer tracer = PyRefTracer_GetTracer(&data);
+    for (Py_ssize_t j = 0; tracer != NULL && j < k; j++)
+        if (made[j] != NULL)
+            tracer(made[j], PyRefTracer_CREATE, data);
+#else
+    (void)made;
+    (void)k;
+#endif
+}
+
 /* unpack's rows start..stop-1 as a list, the big ints made by raw_int without the lock, the
  * small ones (CPython's own) with it afterwards. */
 static PyObject *
@@ -633,6 +648,7 @@ unpack_raw(const PyMemAllocatorEx *raw, const unsigned char *base, Py_ssize_t m,
         }
     }
     Py_END_ALLOW_THREADS
+    tell_tracer(made, made_to);
     if (made_to < k) {
         PyErr_NoMemory();
         goto done;

@@ -31,9 +31,12 @@ FAMILIES = ("add", "mul", "div", "invert")
 def _columns(ctx, family: str, n: int, xs: tuple) -> list | None:
     """One list of n host ints per operand (a length-one operand repeated), where every
     operand's values are on the host and the call may run there as a first call."""
-    cols = [x.host_values() for x in xs]
-    if any(c is None for c in cols):
-        return None
+    cols = []
+    for x in xs:                 # most calls end here: arrays on the device (a few 100 ns)
+        c = x.host_values()
+        if c is None:
+            return None
+        cols.append(c)
     if not hostrows.renting(ctx, family, n, max(x.bits for x in xs)):
         return None
     return [c if len(c) == n else c * n for c in cols]
