@@ -163,9 +163,11 @@ def _ranges(n: int, m: int, min_limbs: int, task_limbs: int | None = None) -> li
     """Row ranges for the threads of a conversion of n rows of m limbs; None for one thread.
     Several ranges a thread: the parts that hold the interpreter lock (making ints, reading a
     list) then overlap with other threads' lock-free parts instead of queueing behind them."""
-    t = threads()
     task_limbs = THREAD_LIMBS if task_limbs is None else task_limbs
-    if t < 2 or m < min_limbs or n * m < 2 * task_limbs:
+    if m < min_limbs or n * m < 2 * task_limbs:     # before threads(): it costs ~2 µs
+        return None
+    t = threads()
+    if t < 2:
         return None
     tasks = min(n, n * m // task_limbs, RANGES_PER_THREAD * t)
     step = -(-n // tasks)
@@ -211,10 +213,11 @@ RAW_THREAD_MIN_LIMBS = 3
 def raw_ints() -> bool:
     """Whether limbs to ints make their ints without the interpreter lock, on every thread
     (the CONVERT_RAW_INTS setting, and the extension's check that Python's object and raw
-    allocators are CPython's own with no hook: not under PYTHONMALLOC=debug, -X dev or
-    tracemalloc). Such an int's memory comes from PyMem_RawMalloc, which pymalloc's free
-    returns to; the cost is that sys.getallocatedblocks() counts one block less for each
-    freed. Without it, making ints under the lock is most of the conversion's time."""
+    allocators are CPython's own with no hook: not under PYTHONMALLOC=debug, -X dev,
+    tracemalloc or 3.13's PYTHONMALLOC=mimalloc). Such an int's memory comes from the raw
+    allocator (PyMem_RawMalloc's), which pymalloc's free returns to; the cost is that
+    sys.getallocatedblocks() counts one block less for each freed. Without it, making ints
+    under the lock is most of the conversion's time."""
     return _use_c(None) and config.settings().convert_raw_ints and _limbs.raw_ints()
 
 
@@ -383,8 +386,10 @@ def _scan_threads(values):
     one thread is all there is, or some value is not an exact int (then _limbs.scan converts
     or rejects it, with its messages)."""
     n = len(values)
+    if n < SCAN_THREAD_MIN:             # before threads(), which costs ~2 µs a small batch
+        return None
     t = threads()
-    if n < SCAN_THREAD_MIN or t < 2:
+    if t < 2:
         return None
     tup = values if type(values) is tuple else tuple(values)
     negs = np.empty(n, np.uint8)
@@ -501,8 +506,10 @@ def _scan_pack_threads(values, bits: int):
     the whole batch and then a pack; None where _scan_threads would not run, or some value is
     not an exact int or does not fit (the full path then converts it or names it)."""
     n = len(values) if isinstance(values, (list, tuple)) else 0
+    if n < SCAN_THREAD_MIN:             # before threads(), which costs ~2 µs a small batch
+        return None
     t = threads()
-    if n < SCAN_THREAD_MIN or t < 2:
+    if t < 2:
         return None
     m = limbs_for(bits)
     tup = values if type(values) is tuple else tuple(values)
