@@ -12,8 +12,9 @@ that is spent, or the call is larger (hostrows.ARRAY_RENT_BITS), or any row is o
 path refuses (a zero divisor, a non-invertible value where that raises), the device path runs,
 with its errors, and marks the operator bought (`hostrows.bought`).
 
-Only the unsigned forms are taken here (sums and quotients of non-negative values, where the
-capacity rules are the plain ones); signed operands go to the device as before.
+Products take any signs (their capacity is a.bits + b.bits whatever the signs); sums and
+quotients only non-negative operands, where their capacity rules are the plain ones (signed
+sums have cases: signs.addsub); signed ones go to the device as before.
 """
 from __future__ import annotations
 
