@@ -578,6 +578,9 @@ def test_array_operators_first_calls_on_values_the_host_holds(ctx, monkeypatch, 
     assert where(lambda: (A * B).tolist())[1] == "host"
     assert where(lambda: clbig.mul(A, B, algorithm="classical").tolist())[1] == "device"
     assert where(lambda: (A * B).tolist()) == ([x * y for x, y in zip(a, b)], "device")   # bought
+    for f in hostrows.ARRAY_FAMILIES:
+        hostrows.bought(ctx, f)
+    assert clbig.array(a).host_values() is None          # none left to rent: nothing kept
     monkeypatch.setenv("CLBIG_HOST_ROWS", "0")
     ctx.profile.clear("host_first")
     assert clbig.array(a).host_values() is None and where(lambda: (A * 3).tolist())[1] == "device"

@@ -26,7 +26,7 @@ from .array import BigIntArray, host_result
 from .types import MPZ
 
 #: The operators whose first calls may run here (hostrows' family names).
-FAMILIES = ("add", "mul", "div", "invert")
+FAMILIES = hostrows.ARRAY_FAMILIES
 
 
 def _columns(ctx, family: str, n: int, xs: tuple) -> list | None:

@@ -148,17 +148,18 @@ def ran(family: str, result) -> None:
 #: quotients of 4096 / 2048 bits took one core of the 2-core EPYC about 2 ms, as many products
 #: of 2048 bits 0.5 ms; the device's first call builds a kernel of 0.1-0.8 s on the H200.
 ARRAY_RENT_BITS = 1 << 23
+#: The operators whose first calls mpz.hostarrays may run on the host.
+ARRAY_FAMILIES = ("add", "mul", "div", "invert")
 
 
 def keeps(ctx, vals: list, bits: int) -> bool:
     """Whether clbig.array keeps a batch's values on the host for the operators' first calls:
-    a batch of exact ints within ARRAY_RENT_BITS, in a context whose first-call allowance is
-    open for some operation (not where HOST_ROWS is set, as in the suite)."""
+    a batch of exact ints within ARRAY_RENT_BITS, in a context where the first-call allowance
+    of one of those operators is still open (never where HOST_ROWS is set, as in the suite)."""
     n = len(vals)
     if not n or n * bits > ARRAY_RENT_BITS or getattr(ctx, "is_multi", False):
         return False
-    s = ctx.profile.settings
-    if s.host_rows is not None or not s.host_first_ms:
+    if all(first_factor(ctx, f) == 1 for f in ARRAY_FAMILIES):
         return False
     return set(map(type, vals)) == {int}
 
