@@ -72,19 +72,32 @@ digits_of(PyObject *v)
 #endif
 }
 
+/* Bytes before an int's digits, as _PyLong_New counts them. */
+#if PY_VERSION_HEX >= 0x030C0000
+#define DIGITS_OFFSET offsetof(PyLongObject, long_value.ob_digit)
+#else
+#define DIGITS_OFFSET offsetof(PyLongObject, ob_digit)
+#endif
+
+/* x's digit count nd and its sign, in the layout of this version. */
+static inline void
+set_digit_count(PyLongObject *x, Py_ssize_t nd, int neg)
+{
+#if PY_VERSION_HEX >= 0x030C0000
+    x->long_value.lv_tag = ((uintptr_t)nd << 3) | (neg ? 2u : 0u);
+#else
+    ((PyVarObject *)x)->ob_size = neg ? -nd : nd;
+#endif
+}
+
 /* A new int of exactly nd >= 3 digits (its value above 2^64: never a cached small int) with
  * the given sign; the caller fills every digit, the top one non-zero. */
 static PyObject *
 new_int(Py_ssize_t nd, int neg)
 {
     PyLongObject *x = _PyLong_New(nd);
-    if (x == NULL)
-        return NULL;
-#if PY_VERSION_HEX >= 0x030C0000
-    x->long_value.lv_tag = ((uintptr_t)nd << 3) | (neg ? 2u : 0u);
-#else
-    Py_SET_SIZE(x, neg ? -nd : nd);
-#endif
+    if (x != NULL)
+        set_digit_count(x, nd, neg);
     return (PyObject *)x;
 }
 
@@ -591,17 +604,10 @@ static PyObject *
 raw_int(const PyMemAllocatorEx *raw, const unsigned char *p, Py_ssize_t top, int neg)
 {
     Py_ssize_t nd = digits_for(p, top);
-#if PY_VERSION_HEX >= 0x030C0000
-    PyLongObject *x = raw->malloc(raw->ctx, offsetof(PyLongObject, long_value.ob_digit) + nd * sizeof(digit));
+    PyLongObject *x = raw->malloc(raw->ctx, DIGITS_OFFSET + (size_t)nd * sizeof(digit));
     if (x == NULL)
         return NULL;
-    x->long_value.lv_tag = ((uintptr_t)nd << 3) | (neg ? 2u : 0u);
-#else
-    PyLongObject *x = raw->malloc(raw->ctx, offsetof(PyLongObject, ob_digit) + nd * sizeof(digit));
-    if (x == NULL)
-        return NULL;
-    ((PyVarObject *)x)->ob_size = neg ? -nd : nd;
-#endif
+    set_digit_count(x, nd, neg);
     ((PyObject *)x)->ob_refcnt = 1;     /* not Py_SET_REFCNT: from 3.12 it reads the old count */
     ((PyObject *)x)->ob_type = &PyLong_Type;
     fill_digits((PyObject *)x, p, top, nd);
@@ -641,8 +647,9 @@ unpack_raw(const PyMemAllocatorEx *raw, const unsigned char *base, Py_ssize_t m,
         const unsigned char *p = base + (size_t)(start + j) * (size_t)m * 4;
         int neg = nv->obj != NULL && ((const unsigned char *)nv->buf)[start + j] != 0;
         Py_ssize_t top = top_limbs(p, m);
-        made[j] = is_small(p, top, neg) ? NULL : raw_int(raw, p, top, neg);
-        if (made[j] == NULL && !is_small(p, top, neg)) {
+        int small = is_small(p, top, neg);
+        made[j] = small ? NULL : raw_int(raw, p, top, neg);
+        if (made[j] == NULL && !small) {
             made_to = j;
             break;
         }

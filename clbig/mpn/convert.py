@@ -354,7 +354,7 @@ def scan(values, bits: int | None = None, pure: bool | None = None) -> Scanned:
     if _use_c(pure):
         got = _scan_threads(values)
         if got is not None:
-            need, neg, tup = got
+            need, neg, tup, _ = got
             vals = values
         else:
             need, negs, conv = _limbs.scan(values, _check_value, MPZ)
@@ -380,11 +380,13 @@ def scan(values, bits: int | None = None, pure: bool | None = None) -> Scanned:
 SCAN_THREAD_MIN = 1 << 16
 
 
-def _scan_threads(values):
-    """(largest bit length, neg, the values as a tuple) of a large batch of exact ints, scanned
-    by ranges on several threads without the interpreter lock; None where the batch is small,
-    one thread is all there is, or some value is not an exact int (then _limbs.scan converts
-    or rejects it, with its messages)."""
+def _scan_threads(values, pack_bits: int | None = None):
+    """(largest bit length, neg, the values as a tuple, limbs) of a large batch of exact ints,
+    scanned by ranges on several threads without the interpreter lock; None where the batch
+    is small, one thread is all there is, or some value is not an exact int (then _limbs.scan
+    converts or rejects it, with its messages). With `pack_bits`, each thread also packs its
+    range into limbs, an (n, limbs_for(pack_bits)) array (else None), and a value wider than
+    pack_bits counts as one the full scan must name."""
     n = len(values)
     if n < SCAN_THREAD_MIN:             # before threads(), which costs ~2 µs a small batch
         return None
@@ -393,13 +395,18 @@ def _scan_threads(values):
         return None
     tup = values if type(values) is tuple else tuple(values)
     negs = np.empty(n, np.uint8)
+    out, pack = None, ()
+    if pack_bits is not None:
+        m = limbs_for(pack_bits)
+        out = np.empty((n, m), np.uint32)
+        pack = (out, m, pack_bits)
     pool = _executor(t)
-    got = [f.result() for f in [pool.submit(_limbs.scan_ints, tup, negs, a, b)
+    got = [f.result() for f in [pool.submit(_limbs.scan_ints, tup, negs, a, b, *pack)
                                 for a, b in _scan_ranges(n, t)]]
     if any(bad >= 0 for _, _, bad in got):
         return None
     neg = negs.view(bool) if sum(k for _, k, _ in got) else None
-    return max(b for b, _, _ in got), neg, tup
+    return max(b for b, _, _ in got), neg, tup, out
 
 
 def _scan_ranges(n: int, t: int) -> list:
@@ -502,27 +509,16 @@ def from_ints(values, bits: int | None = None, pure: bool | None = None):
 
 def _scan_pack_threads(values, bits: int):
     """from_ints of a large batch of exact ints where the capacity is given: each thread
-    checks and packs its range in one pass (_limbs.scan_ints with out), instead of a scan of
-    the whole batch and then a pack; None where _scan_threads would not run, or some value is
-    not an exact int or does not fit (the full path then converts it or names it)."""
-    n = len(values) if isinstance(values, (list, tuple)) else 0
-    if n < SCAN_THREAD_MIN:             # before threads(), which costs ~2 µs a small batch
+    checks and packs its range in one pass (_scan_threads with pack_bits), instead of a scan
+    of the whole batch and then a pack; None where _scan_threads would not run, or some value
+    is not an exact int or does not fit (the full path then converts it or names it)."""
+    got = _scan_threads(values, bits) if isinstance(values, (list, tuple)) else None
+    if got is None:
         return None
-    t = threads()
-    if t < 2:
-        return None
-    m = limbs_for(bits)
-    tup = values if type(values) is tuple else tuple(values)
-    out = np.empty((n, m), np.uint32)
-    negs = np.empty(n, np.uint8)
-    pool = _executor(t)
-    got = [f.result() for f in [pool.submit(_limbs.scan_ints, tup, negs, a, b, out, m, bits)
-                                for a, b in _scan_ranges(n, t)]]
-    if any(bad >= 0 for _, _, bad in got):
-        return None
+    _, neg, _, out = got
     if not np.little_endian:
         out.byteswap(inplace=True)   # the extension writes little-endian limbs
-    return out, bits, (negs.view(bool) if sum(k for _, k, _ in got) else None)
+    return out, bits, neg
 
 
 # -- limbs to ints ---------------------------------------------------------------------------

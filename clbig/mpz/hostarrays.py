@@ -18,15 +18,14 @@ sums have cases: signs.addsub); signed ones go to the device as before.
 """
 from __future__ import annotations
 
+import operator
+from itertools import starmap
+
 import gmpy2
 import numpy as np
 
 from . import hostrows
 from .array import BigIntArray, host_result
-from .types import MPZ
-
-#: The operators whose first calls may run here (hostrows' family names).
-FAMILIES = hostrows.ARRAY_FAMILIES
 
 
 def _columns(ctx, family: str, n: int, xs: tuple) -> list | None:
@@ -45,19 +44,20 @@ def _columns(ctx, family: str, n: int, xs: tuple) -> list | None:
 
 def mul(a: BigIntArray, b: BigIntArray, n: int, bits: int) -> BigIntArray | None:
     """a * b of capacity `bits` on the host as a first call, or None."""
-    cols = _columns(a.ctx, "mul", n, (a, b))
-    if cols is None:
-        return None
-    vals = hostrows.rented(a.ctx, "mul", lambda: [x * y for x, y in hostrows.paced(zip(*cols))])
-    return None if vals is None else host_result(a.ctx, vals, bits)
+    return _rowwise("mul", operator.mul, a, b, n, bits)
 
 
 def add(a: BigIntArray, b: BigIntArray, n: int, bits: int) -> BigIntArray | None:
     """a + b of non-negative operands, capacity `bits`, on the host as a first call, or None."""
-    cols = _columns(a.ctx, "add", n, (a, b))
+    return _rowwise("add", operator.add, a, b, n, bits)
+
+
+def _rowwise(family: str, op, a: BigIntArray, b: BigIntArray, n: int, bits: int):
+    """op of each row's two values, capacity `bits`, as a first call of `family`, or None."""
+    cols = _columns(a.ctx, family, n, (a, b))
     if cols is None:
         return None
-    vals = hostrows.rented(a.ctx, "add", lambda: [x + y for x, y in hostrows.paced(zip(*cols))])
+    vals = hostrows.rented(a.ctx, family, lambda: list(starmap(op, hostrows.paced(zip(*cols)))))
     return None if vals is None else host_result(a.ctx, vals, bits)
 
 
@@ -68,20 +68,13 @@ def divmod(a: BigIntArray, b: BigIntArray, n: int) -> tuple[BigIntArray, BigIntA
     if cols is None or 0 in cols[1]:
         return None
 
-    def rows():
-        qr = [divmod_gmp(x, y) for x, y in hostrows.paced(zip(*cols))]
-        return [q for q, _ in qr], [r for _, r in qr]
+    def rows():      # GMP's division: several times CPython's own at thousands of bits
+        qr = [gmpy2.f_divmod(x, y) for x, y in hostrows.paced(zip(*cols))]
+        return [int(q) for q, _ in qr], [int(r) for _, r in qr]
     got = hostrows.rented(a.ctx, "div", rows)
     if got is None:
         return None
     return host_result(a.ctx, got[0], a.bits), host_result(a.ctx, got[1], b.bits)
-
-
-def divmod_gmp(x: int, y: int) -> tuple[int, int]:
-    """Python's divmod of two non-negative ints through GMP (several times CPython's own at
-    thousands of bits)."""
-    q, r = MPZ(x).__divmod__(y)
-    return int(q), int(r)
 
 
 def invert(a: BigIntArray, m: BigIntArray, n: int, strict: bool):

@@ -181,14 +181,22 @@ def rented(ctx, family: str, fn):
     allowance, rows read through `paced`; None where the allowance ran out during it (the
     caller then takes the device path)."""
     _renting.on = (ctx, family)
+    return _charged(fn)
+
+
+def _charged(fn, *args):
+    """fn(*args); where it runs as a first call (`_renting.on`, set by `rent` or `rented`), its
+    time counts against the allowance, and where the allowance ran out during it (`paced`),
+    None."""
     t0 = time.perf_counter()
     try:
-        return fn()
+        return fn(*args)
     except _RentSpent:
         return None
     finally:
-        _renting.on = None
-        spend(ctx, family, time.perf_counter() - t0)
+        got, _renting.on = getattr(_renting, "on", None), None
+        if got is not None:
+            spend(*got, time.perf_counter() - t0)
 
 
 def spend(ctx, family: str, seconds: float) -> None:
@@ -231,15 +239,7 @@ def host_path(family: str):
         def call(*args):
             current_context()
             _renting.on = None
-            t0 = time.perf_counter()
-            try:
-                return fn(*args)
-            except _RentSpent:
-                return None
-            finally:
-                got, _renting.on = getattr(_renting, "on", None), None
-                if got is not None:
-                    spend(*got, time.perf_counter() - t0)
+            return _charged(fn, *args)
         call.family = family
         return call
     return deco

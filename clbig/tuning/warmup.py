@@ -24,7 +24,7 @@ import gmpy2
 
 from ..mpn import host_powm
 from ..mpz import gcd as _gcd
-from ..mpz import hostarrays, hostrows, modular, numtheory, ops, reduce
+from ..mpz import hostrows, modular, numtheory, ops, reduce
 from ..mpz.array import array
 from ..runtime import binaries
 from ..runtime import plan as P
@@ -219,7 +219,7 @@ def _step(family: str, bits: int, lengths: tuple, ctx) -> None:
     rng = random.Random(f"{family}:{bits}")   # the same values whichever process runs the step
     # no first-call allowance: past its host limit a product builds, and the operators
     # inside a family's step (a product, a quotient) build too instead of running on the host
-    for f in (family, *hostarrays.FAMILIES):
+    for f in (family, *hostrows.ARRAY_FAMILIES):
         hostrows.bought(ctx, f)
     for n in (PROD_BATCHES if family == "prod" and lengths == BATCHES else lengths):
         if family in HEAVY and not gpu and n > 64 and n > min(lengths):
