@@ -209,7 +209,9 @@ def cmd_demo(args) -> int:
     ctx, rc = _context("demo", args.device)
     if ctx is None:
         return rc
+    from clbig.mpz import hostrows
     from clbig.mpz.array import check_fits
+    hostrows.buy_arrays(ctx)   # it shows the device: no first call rented to the host
     try:   # the products are the largest arrays: refuse a size the device cannot hold up front
         check_fits(ctx, args.n, 2 * args.bits, "the demo's products")
     except (MemoryError, OverflowError) as e:

@@ -473,6 +473,26 @@ def test_cli_bench_report_bad_files(capsys, tmp_path, content, why):
     assert rc == 2 and str(f) in err and why in err
 
 
+def test_cli_demo_and_tuning_speeds_time_the_device(capsys, monkeypatch):
+    """With the first-call allowance open (as for a user: the suite's HOST_ROWS unset), the
+    demo's timed a*b and a+b and tuning's speeds still run kernels: their batches are small
+    enough for the array operators' first calls on the host, which they mark bought."""
+    from clbig.__main__ import main
+    from clbig.mpz import hostrows
+    from clbig.tuning.measure import measure_speeds
+    monkeypatch.delenv("CLBIG_HOST_ROWS", raising=False)
+    monkeypatch.setenv("CLBIG_HOST_FIRST_MS", "60000")
+    ctx = clbig.Context()
+    ctx.profile.clear("host_first")
+    assert main(["demo", "--n", "64", "--bits", "256", "--device", "0"]) == 0
+    rows = [line.split() for line in capsys.readouterr().out.splitlines() if line[:3] in ("a*b", "a+b")]
+    assert len(rows) == 2 and all(int(r[3]) > 0 for r in rows), rows     # kernels per op
+    ctx.profile.clear("host_first")
+    with clbig.profile() as p:
+        measure_speeds(ctx, 64 * 2048)
+    assert p.kernels > 0 and all(hostrows.first_factor(ctx, f) == 1 for f in hostrows.ARRAY_FAMILIES)
+
+
 def test_cli_demo_says_why_gmpy2_wins_on_a_cpu():
     """On a CPU device, where some op is slower than gmpy2, the demo says why (issue 34)."""
     import pyopencl as cl

@@ -164,6 +164,13 @@ def keeps(ctx, vals: list, bits: int) -> bool:
     return set(map(type, vals)) == {int}
 
 
+def buy_arrays(ctx) -> None:
+    """Mark the array operators bought in ctx: for code that measures or builds their device
+    path (the demo, tuning's speeds, the warm-up), whose first calls must not go to the host."""
+    for f in ARRAY_FAMILIES:
+        bought(ctx, f)
+
+
 def renting(ctx, family: str, n: int, bits: int) -> bool:
     """Whether an array operator's call of n rows of operands up to `bits` wide runs on the
     host as a first call: its family has not run on the device in ctx, the allowance is left,

@@ -219,8 +219,8 @@ def _step(family: str, bits: int, lengths: tuple, ctx) -> None:
     rng = random.Random(f"{family}:{bits}")   # the same values whichever process runs the step
     # no first-call allowance: past its host limit a product builds, and the operators
     # inside a family's step (a product, a quotient) build too instead of running on the host
-    for f in (family, *hostrows.ARRAY_FAMILIES):
-        hostrows.bought(ctx, f)
+    hostrows.bought(ctx, family)
+    hostrows.buy_arrays(ctx)
     for n in (PROD_BATCHES if family == "prod" and lengths == BATCHES else lengths):
         if family in HEAVY and not gpu and n > 64 and n > min(lengths):
             continue
