@@ -221,8 +221,10 @@ def main(argv=None) -> int:
     args.latency_bits = latency_sizes
     if not (args.cold or args.e2e):
         # steady state: the timed calls on small arrays are the device's, not first calls
-        # rented to the host (mpz.hostrows, mpz.hostarrays); --cold measures those
+        # rented to the host (mpz.hostrows, mpz.hostarrays), and each width's own kernels, not
+        # the first tier's run-time widths (runtime.tiers); --cold measures those
         os.environ.setdefault(config.var("HOST_FIRST_MS"), "0")
+        os.environ.setdefault(config.var("TIERS"), "off")
     if args.latency:
         return _latency(args)
     if args.e2e:
@@ -371,13 +373,14 @@ def _cold(args) -> int:
     """--cold: first calls per family in fresh processes, printed and written to --out."""
     from datetime import datetime as _dt
 
-    from .cold import FAMILIES, cold_markdown, run_cold
+    from .cold import EXTRA_FAMILIES, FAMILIES, cold_markdown, run_cold
     fams = FAMILIES
     if args.cold_families:
         fams = tuple(f.strip() for f in args.cold_families.split(",") if f.strip())
-        bad = [f for f in fams if f not in FAMILIES]
+        bad = [f for f in fams if f not in FAMILIES + EXTRA_FAMILIES]
         if bad:
-            print(f"clbig.bench: --cold families are {', '.join(FAMILIES)}; not {', '.join(bad)}",
+            print(f"clbig.bench: --cold families are {', '.join(FAMILIES + EXTRA_FAMILIES)}; "
+                  f"not {', '.join(bad)}",
                   file=sys.stderr)
             return 2
     out = args.out or os.path.join(os.getcwd(), _dt.now().strftime("clbig-bench-%Y%m%d-%H%M%S"))

@@ -24,6 +24,7 @@ import tempfile
 import time
 
 from ..runtime import config
+from . import modcheck
 
 # Each family: (description, the clbig work, the gmpy2 work); both take the inputs made by
 # _inputs and return a list of Python ints to compare.
@@ -45,7 +46,10 @@ DESCRIBE = {
     "next_prime": "8 next_prime of 512-bit ints",
     "prod 256": "clbig.prod of 256 ints of 2048 bits",
     "expression": "(a * b + c) % m, 1000 rows of 1024 bits",
+    "modular check": "the modular API at 13 widths, 64 to 4096 bits, against gmpy2 (bench.modcheck)",
 }
+# Families --cold runs only when named (--cold-families): minutes each on a CPU.
+EXTRA_FAMILIES = ("modular check",)
 
 
 def _inputs(family: str):
@@ -77,10 +81,12 @@ def _inputs(family: str):
         return [r(512) for _ in range(8)]
     if family == "prod 256":
         return [r(2048) | 1 << 2047 for _ in range(256)]
+    if family == "modular check":
+        return modcheck.inputs()
     if family == "expression":
         return ([r(1024) for _ in range(1000)], [r(1024) for _ in range(1000)],
                 [r(1024) for _ in range(1000)], r(1024) | 1 << 1023)
-    raise ValueError(f"unknown family {family!r}; choose from {', '.join(FAMILIES)}")
+    raise ValueError(f"unknown family {family!r}; choose from {', '.join(FAMILIES + EXTRA_FAMILIES)}")
 
 
 def _run_clbig(clbig, family: str, x):
@@ -120,6 +126,8 @@ def _run_clbig(clbig, family: str, x):
     if family == "expression":
         a, b, c = (clbig.array(v) for v in x[:3])
         return ((a * b + c) % x[3]).tolist()
+    if family == "modular check":
+        return modcheck.run_clbig(clbig, x)
     raise ValueError(family)
 
 
@@ -171,6 +179,8 @@ def _run_gmpy2(family: str, x):
     if family == "expression":
         a, b, c, m = x
         return [int((gmpy2.mpz(u) * v + w) % m) for u, v, w in zip(a, b, c)]
+    if family == "modular check":
+        return modcheck.run_gmpy2(x)
     raise ValueError(family)
 
 
@@ -278,16 +288,18 @@ def cold_markdown(rows: list, device: str, when: str) -> str:
     out = [f"# Cold start: first calls ({device}, {when})", "",
            "Milliseconds. cold: a fresh process with empty kernel caches; disk: a second fresh "
            "process on those caches; warm: the same call again in that process; gmpy2: the "
-           "same work on one core. import: `import clbig` and the context, apart.", "",
-           "| family | what | cold | disk | warm | gmpy2 | import | exact |",
-           "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |"]
+           "same work on one core. import: `import clbig` and the context, apart; builds: the "
+           "kernels the cold call compiled; cold / warm: the issue's ratio.", "",
+           "| family | what | cold | builds | disk | warm | cold / warm | gmpy2 | import | exact |",
+           "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
     for r in rows:
         c, d = r["cold"], r["disk"]
         if "error" in c or "error" in d:
-            out.append(f"| {r['family']} | {r['what']} | error: {(c.get('error') or d.get('error'))} | | | | | |")
+            out.append(f"| {r['family']} | {r['what']} | error: {(c.get('error') or d.get('error'))} | | | | | | | |")
             continue
-        out.append(f"| {r['family']} | {r['what']} | {_ms(c['first_s'])} | {_ms(d['first_s'])} | "
-                   f"{_ms(d['second_s'])} | {_ms(d['gmpy2_s'])} | {_ms(c['import_s'])} | "
+        out.append(f"| {r['family']} | {r['what']} | {_ms(c['first_s'])} | {len(c['builds'])} | "
+                   f"{_ms(d['first_s'])} | {_ms(d['second_s'])} | {c['first_s'] / d['second_s']:.1f}x | "
+                   f"{_ms(d['gmpy2_s'])} | {_ms(c['import_s'])} | "
                    f"{'yes' if c['exact'] and d['exact'] else 'NO'} |")
     return "\n".join(out) + "\n"
 
