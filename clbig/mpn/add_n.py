@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..runtime import plan as P
+from ..runtime import tiers
 from ..runtime.render import DoesNotFit, kernel, launch, memoized
 
 # Bits of the per-instance control byte of op "ctl" (kernels_cl/add.cl.mako): the kernel
@@ -68,13 +69,16 @@ def addsub(ctx, op: str, a, sa: int, ma: int, b, sb: int, mb: int, n: int, bits:
     args = (a, np.uint64(sa), b, np.uint64(sb), out.data, flag_buf)
     how = _how_args(op, ma, mb, bits, want_flag)
     if serial(ctx, n, max(ma, mb, mr)):
+        k = None
         if n >= SERIAL_FIXED_ROWS and n * max(ma, mb, mr) >= SERIAL_FIXED_LIMBS \
                 and not P.is_gpu(ctx):                # widths built in (PoCL's loops: 2x)
             _, top, flag_limb, flag_bit = _flag_params(bits, want_flag)
-            k = kernel(ctx, "add_serial.cl.mako", "add_serial", None, OP=op,
-                       WIDTHS=(("MA", ma), ("MB", mb), ("MR", mr), ("TOP_MASK", top),
-                               ("FLAG_LIMB", flag_limb), ("FLAG_BIT", flag_bit)))
-        else:                                          # one build for every width and op
+            fixed = dict(OP=op, WIDTHS=(("MA", ma), ("MB", mb), ("MR", mr), ("TOP_MASK", top),
+                                        ("FLAG_LIMB", flag_limb), ("FLAG_BIT", flag_bit)))
+            if tiers.fixed_kernel(ctx, "add_serial.cl.mako", "add_serial", fixed,
+                                  n * max(ma, mb, mr), SERIAL_REPAYS_LIMBS):
+                k = kernel(ctx, "add_serial.cl.mako", "add_serial", None, **fixed)
+        if k is None:                                  # one build for every width and op
             k = kernel(ctx, "add_serial.cl.mako", "add_serial", None, OP="any", WIDTHS=None)
         wg = min(SERIAL_WG, ctx.max_items)
         launch(ctx, k, P.ceil_div(n, wg), wg, *args, np.uint32(n), *how)
@@ -106,6 +110,10 @@ SERIAL_WG = 16
 # took 5.4 s on PoCL to save microseconds.
 SERIAL_FIXED_LIMBS = 4096
 SERIAL_FIXED_ROWS = 64
+# ... and then only once the width's calls have summed to this many limbs (runtime.tiers): the
+# run-time form's 2x on PoCL (2048 sums of 512 bits, 30-50 µs more) is a build's 0.1-0.2 s
+# (with the first launch's work-group compile) past 2^26 limbs.
+SERIAL_REPAYS_LIMBS = 1 << 26
 
 
 # GPUs: batches of at most this many rows of at most this many limbs also take the one-item

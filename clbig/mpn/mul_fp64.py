@@ -25,6 +25,7 @@ import numpy as np
 from . import mont52
 from ..runtime import config
 from ..runtime import plan as P
+from ..runtime import tiers
 from ..runtime.render import DoesNotFit, kernel, launch
 
 D = mont52.D
@@ -213,6 +214,10 @@ LANES_C = {8: 4, 1: 8}
 # 2026-11-29: Intel's runtime 4096 rows 0.38 against 0.34 ms, PoCL 0.24 against 0.19; 8192 bits
 # and wider within the noise, bench/README.md "Run-time widths for the CPUs' lanes kernel").
 LANES_RT_DIGITS = 100
+# Narrower ones take the run-time form too until their calls at the width have summed to this
+# many digit products (runtime.tiers): its 12-26% is about 0.1 ns a product on PoCL, the
+# width's own kernel's build and first launch 0.3-0.5 s.
+LANES_REPAYS = 1 << 32
 
 
 def lanes_plan(ctx, ma: int, mb: int, mr: int, n: int, square: bool) -> dict | None:
@@ -280,12 +285,15 @@ def lanes_mul(ctx, p: dict, a, sa: int, b, sb: int, out, n: int, top: int) -> bo
     wg, lanes = p["WG"], p["WG"] * p["W"]
     na, nb = _digits(p["MA"]), _digits(p["MB"])
     span = na + nb + 2 * p["C"]
-    # wide operands: the widths at run time, one build per shape (W, C, WG) for all of them
-    rt = max(na, nb) > LANES_RT_DIGITS
-    widths = dict(RT=rt, MA=0, MB=0, MR=0, TOP_MASK=0) if rt else dict(
-        RT=False, MA=p["MA"], MB=p["MB"], MR=p["MR"], TOP_MASK=top)
+    # wide operands: the widths at run time, one build per shape (W, C, WG) for all of them;
+    # narrow ones too until the width has earned its own kernel (runtime.tiers)
+    shape = dict(W=p["W"], C=p["C"], WG=wg)
+    widths = dict(shape, RT=False, MA=p["MA"], MB=p["MB"], MR=p["MR"], TOP_MASK=top)
+    if max(na, nb) > LANES_RT_DIGITS or not tiers.fixed_kernel(
+            ctx, "mul52_lanes.cl.mako", "mul52_lanes", widths, n * na * nb, LANES_REPAYS):
+        widths = dict(shape, RT=True, MA=0, MB=0, MR=0, TOP_MASK=0)
     try:
-        k = kernel(ctx, "mul52_lanes.cl.mako", "mul52_lanes", wg, W=p["W"], C=p["C"], WG=wg, **widths)
+        k = kernel(ctx, "mul52_lanes.cl.mako", "mul52_lanes", wg, **widths)
     except DoesNotFit:
         return False
     groups = max(1, min(P.ceil_div(n, lanes), LANES_SCRATCH // (8 * span * lanes)))

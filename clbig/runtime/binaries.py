@@ -124,10 +124,25 @@ class Store:
                 pass
             return None
 
+    def has(self, key: str) -> bool:
+        """Whether a later `load` of key should find it built: its binary is kept, or (where
+        keeping binaries is costly) a mark that it was built here, which the runtime's own
+        cache then serves (runtime.tiers: a kernel built before is taken at once)."""
+        if self.dir is None:
+            return False
+        return (self.dir / (key + ".bin")).exists() or (self.dir / (key + ".built")).exists()
+
     def save(self, key: str, prg: cl.Program) -> None:
         """Keep prg's binary, except where asking for it costs a build (`costly`) outside
-        `ahead()`."""
-        if self.dir is None or (self.costly and not getattr(_ahead, "on", False)):
+        `ahead()`: there an empty mark that it was built (`has`)."""
+        if self.dir is None:
+            return
+        if self.costly and not getattr(_ahead, "on", False):
+            try:
+                self.dir.mkdir(parents=True, exist_ok=True)
+                (self.dir / (key + ".built")).touch()
+            except OSError:
+                pass    # only a later process's choice of kernel depends on it
             return
         try:
             binary = prg.get_info(cl.program_info.BINARIES)[0]
@@ -169,7 +184,7 @@ def prune(root: Path, limit: int | None = None) -> None:
     where it holds more than `limit`."""
     limit = LIMIT if limit is None else limit
     files = []
-    for p in root.rglob("*.bin"):
+    for p in (*root.rglob("*.bin"), *root.rglob("*.built")):   # marks weigh nothing: go with their age
         try:
             st = p.stat()
         except OSError:

@@ -96,6 +96,13 @@ _TABLE = (
        "invert on small arrays whose values the host holds likewise (a first call's builds take "
        "seconds; 0: past the limits, always the device; off where HOST_ROWS is set, and for "
        "powmod where POWMOD_HOST_ROWS is)", False),
+    _s("TIERS", "choice", "auto", "kernels that also come in a form taking the widths at run "
+       "time (one build for every width: additions, the CPUs' classical products, and on CPUs "
+       "the Montgomery products and powers, the schoolbook division and the inverse): auto runs "
+       "that form at a width until its extra time there would have paid for the width's own, "
+       "faster kernel, which is then built (one built before, in this process or the kernel "
+       "cache, at once); off: each width's own kernel from its first call; first: the run-time "
+       "form always (tests) (runtime.tiers)", False, ("auto", "off", "first")),
     _s("POWMOD_FIXED_ROWS", "count", 32, "powmod with one base and one odd modulus for at least "
        "this many rows takes a table of the base's powers shared by every row (kept for the next "
        "call with the same base, modulus and exponent length; 0: never)", False),

@@ -89,6 +89,18 @@ def kernel(ctx, template: str, name: str, work_group: int | None = None, **param
     return got
 
 
+def built(ctx, template: str, name: str, **params) -> bool:
+    """Whether `kernel(ctx, template, name, **params)` would build nothing from source: the
+    kernel is in this context, or was built on this device before (runtime.tiers)."""
+    params = {"CARRY": ctx.carry, **params}
+    key = (template, name, tuple(sorted(params.items())))
+    if key in ctx._programs or key in ctx._previous:
+        return True
+    bkey = binaries.entry_key(binaries.templates_digest(kernel_dir()), template, name, key[2],
+                              _extra_options())
+    return ctx.binaries.has(bkey)
+
+
 def _kernel(ctx, template: str, name: str, work_group: int | None, params: dict) -> cl.Kernel:
     params = {"CARRY": ctx.carry, **params}   # a caller may turn the carry chains off
     key = (template, name, tuple(sorted(params.items())))
