@@ -15,6 +15,10 @@
 ##   and zero moduli are flagged (clbig/gcd.py computes the even ones from an odd modulus).
 ## Digits of an instance live in private arrays (STORE "private") or in the scratch buffer, digit
 ## j of vector k at scratch[(k M + j) np + instance] (STORE "global", coalesced).
+## RT (CPUs' first tier, private store): the digits come at run time (mdig), the arrays sized
+## for M, the most the store holds, so one build serves every width, where a CPU runtime built
+## one per width (PoCL: 0.5-0.8 s each with its first launch); the loops run over the active
+## length L either way. Without RT, mdig is not read.
 ## st (per instance): bit 0 ok (gcd: fits cap; inv: invertible), bit 1 round cap exceeded (never
 ## expected: the rounds are bounded by ceil((2 bitlen - 1) / 30), Pornin's bound), bit 2 even
 ## modulus, bit 3 zero modulus; rounds << 8.
@@ -22,6 +26,11 @@
 <%namespace file="blocks/gcd.mako" import="gcd_defs"/>
 <%
     NV = 2 if MODE == "gcd" else 5
+    RT = context.get("RT", False)     # M digits at run time (mdig), M only the arrays' capacity
+    assert not RT or STORE == "private"
+    MD = "mdig" if RT else "%du" % M
+    def md(k):                        # k vectors' digits
+        return "%du * mdig" % k if RT else "%du" % (k * M)
 %>
 ${header()}
 ${gcd_defs(STORE)}
@@ -58,7 +67,7 @@ ${gcd_defs(STORE)}
 __kernel __attribute__((reqd_work_group_size(${WG}, 1, 1)))
 void gcd_batch(__global const uint *a, ulong sa, uint ma, __global const uint *b, ulong sb,
                uint mb, __global uint *out, uint mr, uint cap, __global uint *stat,
-               __global uint *scratch, ulong np, uint n)
+               __global uint *scratch, ulong np, uint n, uint mdig)
 {
     const uint i = get_global_id(0);
     if (i >= n) return;
@@ -75,7 +84,7 @@ void gcd_batch(__global const uint *a, ulong sa, uint ma, __global const uint *b
         return;
     }
     ${vectors()}
-    SP uint *x = base, *y = base + (size_t)${M} * st;
+    SP uint *x = base, *y = base + (size_t)${MD} * st;
     /* y must be odd: where b >> z is even, a goes to y and b to x. The order is chosen by
        selecting the digits' values as they are stored, not by swapping the pointers x and y
        afterwards (issue #33): Intel's CPU runtime (2026.22.10, OpenCL 3.1) lays a private
@@ -86,12 +95,12 @@ void gcd_batch(__global const uint *a, ulong sa, uint ma, __global const uint *b
        is tests/intel_reduced_gcd_swap.py, how it was found docs/devices.rst; each built
        kernel is checked on known answers (clbig/kernel_check.py, clbig/gcd_check.py). */
     const uint yodd = get_digit(bp, mb, z) & 1u;
-    for (uint j = 0; j < ${M}u; ++j) {
+    for (uint j = 0; j < ${MD}; ++j) {
         const uint da = get_digit(ap, ma, j * DIG + z), db = get_digit(bp, mb, j * DIG + z);
         AT(x, j) = yodd ? da : db;
         AT(y, j) = yodd ? db : da;
     }
-    uint L = ${M}u;
+    uint L = ${MD};
     ${shrink()}
     uint live = 0u;
     for (uint j = 0; j < L; ++j) live |= AT(x, j);
@@ -114,7 +123,7 @@ void gcd_batch(__global const uint *a, ulong sa, uint ma, __global const uint *b
 __kernel __attribute__((reqd_work_group_size(${WG}, 1, 1)))
 void inv_batch(__global const uint *a, ulong sa, uint ma, __global const uint *w, ulong sw,
                uint mw, __global uint *out, __global uint *stat, __global uint *scratch,
-               ulong np, uint n)
+               ulong np, uint n, uint mdig)
 {
     const uint i = get_global_id(0);
     if (i >= n) return;
@@ -129,10 +138,10 @@ void inv_batch(__global const uint *a, ulong sa, uint ma, __global const uint *w
         return;
     }
     ${vectors()}
-    SP uint *x = base, *y = base + (size_t)${M} * st, *u = base + (size_t)${2 * M} * st;
-    SP uint *v = base + (size_t)${3 * M} * st, *wd = base + (size_t)${4 * M} * st;
+    SP uint *x = base, *y = base + (size_t)(${MD}) * st, *u = base + (size_t)(${md(2)}) * st;
+    SP uint *v = base + (size_t)(${md(3)}) * st, *wd = base + (size_t)(${md(4)}) * st;
     const uint one = (wbig || w0 != 1u) ? 1u : 0u;   /* 1 mod w (0 when w = 1) */
-    for (uint j = 0; j < ${M}u; ++j) {
+    for (uint j = 0; j < ${MD}; ++j) {
         AT(x, j) = get_digit(ap, ma, j * DIG);
         const uint d = get_digit(wp, mw, j * DIG);
         AT(y, j) = d;
@@ -141,7 +150,7 @@ void inv_batch(__global const uint *a, ulong sa, uint ma, __global const uint *w
         AT(v, j) = 0u;
     }
     const ulong ninv = neg_inverse60(AT(wd, 0) | ((ulong)AT(wd, 1) << 30));
-    uint L = ${M}u;
+    uint L = ${MD};
     ${shrink()}
     uint live = 0u;
     for (uint j = 0; j < L; ++j) live |= AT(x, j);
@@ -168,17 +177,17 @@ void inv_batch(__global const uint *a, ulong sa, uint ma, __global const uint *w
 % else:
         for (int k = 0; k < 4; ++k) P[k] = (long)mt[k] << 30;
 % endif
-        cof_update(u, v, wd, st, ${M}u, P, &lazy, ninv);
+        cof_update(u, v, wd, st, ${MD}, P, &lazy, ninv);
         pend = 0u;
     }
     if (pend) {                               /* one round left over: its matrix times 2^30 */
         for (int k = 0; k < 4; ++k) P[k] <<= 30;
-        cof_update(u, v, wd, st, ${M}u, P, &lazy, ninv);
+        cof_update(u, v, wd, st, ${MD}, P, &lazy, ninv);
     }
-    cof_reduce(v, wd, st, ${M}u, lazy & 2u);
+    cof_reduce(v, wd, st, ${MD}, lazy & 2u);
     uint one_left = L == 1u && AT(y, 0) == 1u;  /* gcd(a, w) = 1 */
     const uint ok = !fail && one_left;
-    for (uint j = 0; j < mw; ++j) op[j] = ok ? get32(v, st, ${M}u, (int)(32u * j)) : 0u;
+    for (uint j = 0; j < mw; ++j) op[j] = ok ? get32(v, st, ${MD}, (int)(32u * j)) : 0u;
     stat[i] = ok | (fail << 1) | (rounds << 8);
 }
 % endif

@@ -64,6 +64,9 @@ os.environ.setdefault("CLBIG_MUL52_LANES", "0")
 # Likewise additions (one item per instance on CPUs: mpn/add_n.serial); test_addsub.py tests
 # that kernel forced.
 os.environ.setdefault("CLBIG_ADD_SERIAL", "0")
+# And each width's own kernels from its first call (runtime.tiers: on CPUs the first calls at a
+# width would run the forms with run-time widths); test_tiers.py tests those and the switch.
+os.environ.setdefault("CLBIG_TIERS", "off")
 
 settings.register_profile(
     "ci", max_examples=25, deadline=None, derandomize=True, database=None,

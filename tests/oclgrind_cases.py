@@ -361,6 +361,7 @@ def main(argv: list[str]) -> int:
     # kernel: the cases keep the other product kernels and force that one where they test it.
     os.environ.setdefault("CLBIG_MUL52_LANES", "0")
     os.environ.setdefault("CLBIG_ADD_SERIAL", "0")   # likewise additions (add_serial.cl.mako)
+    os.environ.setdefault("CLBIG_TIERS", "off")   # and each width's own kernels (runtime.tiers)
     wide_ctx = clbig.Context(dev)                           # the device's own limits
     small_ctx = clbig.Context(dev, max_work_group_size=4)   # forces the multi-group paths
     _install_spies()

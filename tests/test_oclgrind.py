@@ -33,7 +33,7 @@ TIMEOUT_S = 900
 # keep the shards about equally long (each process prints its cases' times).
 SHARDS = [   # each alone, 2 AMD EPYC cores, 2026-11-24: 15 + 31 s and 39 s
     ["base", "oclgrind_more_radix", "oclgrind_more_grid", "oclgrind_more_mont", "oclgrind_more_signed",
-     "oclgrind_more_rows"],
+     "oclgrind_more_rows", "oclgrind_more_mont_loop"],
     ["oclgrind_more_div", "oclgrind_more_ntt", "oclgrind_more_ssa", "oclgrind_more_gcd", "oclgrind_more_mont52",
      "oclgrind_more_numtheory"],
 ]

@@ -124,3 +124,32 @@ def divmod(ctx, u, su: int, mu: int, v, sv: int, mv: int, lens, sl: int, n: int,
             stats.update(plan=pl, slow=counts[:, 0], addback=counts[:, 1])
         return q, r
     raise DoesNotFit(f"no basecase division kernel fits this device for {mv}-limb divisors")
+
+
+# The first tier on CPUs (runtime.tiers, via div_q.divmod): div_loop.cl.mako, one item per
+# instance and every width at run time, one build for all. Scratch rows per launch at most
+# this many bytes (larger batches run in chunks).
+LOOP_SCRATCH = 64 << 20
+LOOP_WG = 16
+
+
+def divmod_loop(ctx, u, su: int, mu: int, v, sv: int, mv: int, lens, sl: int, n: int, stats=None):
+    """`divmod`'s contract by the loop kernel (any widths, no plan to fit)."""
+    q = ctx.empty((n, mu), np.uint32)
+    r = ctx.empty((n, mv), np.uint32)
+    st = ctx.empty((n, 2), np.uint32)
+    k = kernel(ctx, "div_loop.cl.mako", "div_loop", None)
+    per = max(mu, mv) + 1 + mv
+    wg = min(LOOP_WG, ctx.max_items)
+    while wg > 1 and P.ceil_div(n, wg) < ctx.profile.facts.compute_units:
+        wg //= 2                                     # a small batch: a group for every core
+    rows = max(wg, min(P.ceil_div(n, wg) * wg, LOOP_SCRATCH // (4 * per) // wg * wg))
+    scr = ctx.buffer(4 * per * rows)
+    for first in range(0, n, rows):
+        launch(ctx, k, P.ceil_div(min(rows, n - first), wg), wg, u, np.uint64(su), np.uint32(mu),
+               v, np.uint64(sv), np.uint32(mv), lens, np.uint32(sl), q.data, r.data, st.data,
+               np.uint32(n), scr, np.uint64(per), np.uint32(first))
+    if stats is not None:
+        counts = ctx.get(st)
+        stats.update(plan={"loop": True}, slow=counts[:, 0], addback=counts[:, 1])
+    return q, r

@@ -93,7 +93,7 @@ import numpy as np
 import pyopencl.array as cla
 
 from . import add_n, div_basecase, mul_fp64, mul_n, mul_ntt, mul_ssa
-from ..runtime import replay
+from ..runtime import replay, tiers
 from .compare import compare3, compare3_device
 from .shift import shift as _shift_kernel
 from ..runtime import plan as P
@@ -472,6 +472,13 @@ def divmod(ctx, u, su: int, mu: int, v, sv: int, mv: int, n: int, *, algorithm: 
             raise ZeroDivisionError(f"division by zero: the divisor is 0 at index {zero}")
         return lo
 
+    if algorithm == "auto" and not perturbed and tiers.cpu_first_tier(
+            ctx, ("div", mu, mv), n * max(mu - mv + 1, 1) * mv, tiers.unrolled_repays(mv)):
+        q, r = div_basecase.divmod_loop(ctx, u, su, mu, v, sv, mv, lens.data, sl, n, stats)
+        least()                                  # a CPU's first calls at these widths
+        if stats is not None:
+            stats["algorithm"] = "loop"
+        return q, r
     if algorithm == "basecase" or (algorithm == "auto" and not perturbed and div_basecase.fits(ctx, mv)
                                    and _basecase_wins(ctx, mu, mv, n)):
         # Enqueued before the zero-divisor check reads the lengths, so that the device does not

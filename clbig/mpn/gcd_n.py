@@ -27,7 +27,7 @@ import functools
 
 import numpy as np
 
-from ..runtime import config, kernel_check
+from ..runtime import config, kernel_check, tiers
 from ..runtime import plan as P
 from ..runtime.render import DoesNotFit, kernel, largest_fitting, launch
 from . import gcd_check
@@ -71,16 +71,32 @@ def _vectors(mode: str) -> int:
     return 2 if mode == "gcd" else 5
 
 
-def _build(ctx, mode: str, m: int, store: str, wg0: int, cof: int):
-    """(kernel, wg, store) of one specialisation, as built (unchecked)."""
+def _build(ctx, mode: str, m: int, store: str, wg0: int, cof: int, rt: bool = False):
+    """(kernel, wg, store) of one specialisation, as built (unchecked). rt: the digits at run
+    time, the arrays sized for the most the private store holds (one build for every width)."""
     name = "gcd_batch" if mode == "gcd" else "inv_batch"
+    cap = PRIVATE_WORDS // _vectors(mode) if rt else m
     k, wg = largest_fitting(min(wg0, ctx.max_items),
-                            lambda wg: kernel(ctx, "gcd.cl.mako", name, wg, MODE=mode, M=m,
-                                              STORE=store, WG=wg, COF=cof))
+                            lambda wg: kernel(ctx, "gcd.cl.mako", name, wg, MODE=mode, M=cap,
+                                              STORE=store, WG=wg, COF=cof, RT=rt))
     return k, wg, store
 
 
-def _plan(ctx, mode: str, m: int, store: str):
+def _first_tier(ctx, mode: str, m: int, store: str, n: int) -> bool:
+    """On CPUs, the private store's first calls at a width take the run-time form (runtime.tiers):
+    one build for every width, where PoCL took 0.5-0.8 s per width with the first launch. It
+    ran 1.0-1.3x the width's own kernel's time (2048 inverses of 1024 bits, 2-core EPYC,
+    2026-11-30: about 1 ns more per instance and digit squared), so a width's own kernel is
+    built once its calls reach REPAYS such units. GPUs keep M written in (their private arrays
+    are registers where they can be)."""
+    return store == "private" and tiers.cpu_first_tier(ctx, ("gcd", mode, m), n * m * m, REPAYS)
+
+
+# Instances x digits^2 after which a width's own gcd kernel is built on a CPU (_first_tier).
+REPAYS = 1 << 28
+
+
+def _plan(ctx, mode: str, m: int, store: str, n: int = 0):
     """(kernel, wg, store) whose known answers are right on this device (clbig/runtime/kernel_check.py,
     issue #33: Intel's CPU runtime miscompiled the private storage): the storage asked for,
     else the global one; KernelFault where none is right."""
@@ -88,10 +104,11 @@ def _plan(ctx, mode: str, m: int, store: str):
     wg0 = s.gcd_wg
     cof = cofactor_rounds(s) if mode == "inv" else 0
     stores = [store] + (["global"] if store == "private" else [])
-    cands = [(f"{st} storage", functools.partial(_build, ctx, mode, m, st, wg0, cof),
+    rt = _first_tier(ctx, mode, m, store, n)
+    cands = [(f"{st} storage", functools.partial(_build, ctx, mode, m, st, wg0, cof, rt and st == "private"),
               functools.partial(_known_answers, ctx, mode, m)) for st in stores]
     family = "gcd" if mode == "gcd" else "invert"
-    return kernel_check.checked(ctx, (family, f"M={m} digits", store, wg0, cof), cands)
+    return kernel_check.checked(ctx, (family, f"M={m} digits", store, wg0, cof, rt), cands)
 
 
 def _known_answers(ctx, mode: str, m: int, plan):
@@ -118,12 +135,12 @@ def _launch(ctx, plan, mode, n, m, args_front, out, args_back):
     scratch = ctx.buffer(4 * _vectors(mode) * m * np_) if store == "global" else ctx.buffer(4)
     st = ctx.empty((n,), np.uint32)
     launch(ctx, k, groups, wg, *args_front, out.data, *args_back, st.data, scratch,
-           np.uint64(np_), np.uint32(n))
+           np.uint64(np_), np.uint32(n), np.uint32(m))
     return ctx.get(st)
 
 
 def _run(ctx, mode, n, m, store, args_front, out, args_back):
-    return _launch(ctx, _plan(ctx, mode, m, store), mode, n, m, args_front, out, args_back)
+    return _launch(ctx, _plan(ctx, mode, m, store, n), mode, n, m, args_front, out, args_back)
 
 
 def gcd(ctx, a, sa: int, ma: int, b, sb: int, mb: int, n: int, mr: int, cap: int, store=None):

@@ -28,8 +28,8 @@ from typing import TYPE_CHECKING
 import gmpy2
 import numpy as np
 
-from ..mpn import host_powm, mont, mont52, mont52_powm
-from ..runtime import plan as P, profiling
+from ..mpn import host_powm, mont, mont52, mont52_powm, mont_loop
+from ..runtime import plan as P, profiling, tiers
 from . import hostrows, ops
 from .array import BigIntArray, array, host_result
 from .coerce import coerce, is_scalar
@@ -151,10 +151,17 @@ class Modulus:
         return mont.shape(self.ctx, self.nm)
 
     def r2(self, rbits: int) -> BigIntArray:
-        """R^2 mod m for R = 2^rbits: one batch division on the device, kept."""
+        """R^2 mod m for R = 2^rbits: one batch division on the device, kept. On CPUs GMP on the
+        host: as fast there (4096 moduli of 4096 bits: 20 ms on one core), and it builds no
+        division kernel for each width (issue 43: a check of 13 widths built 15)."""
         r = self._r2.get(rbits)
         if r is None:
-            r = self._r2[rbits] = ops.mod(1 << (2 * rbits), self.m)
+            if P.is_gpu(self.ctx) or getattr(self.ctx, "is_multi", False):
+                r = ops.mod(1 << (2 * rbits), self.m)
+            else:
+                big = gmpy2.mpz(1) << (2 * rbits)
+                r = array([int(big % v) for v in self.values()], bits=self.bits, ctx=self.ctx)
+            self._r2[rbits] = r
         return r
 
     def values(self) -> list[int]:
@@ -205,19 +212,28 @@ def _context(*xs):
     return current_context()
 
 
-def _kernel(ctx, M: Modulus, n: int, coop: bool = False, fill: float = 1.0):
+def _kernel(ctx, M: Modulus, n: int, coop: bool = False, fill: float = 1.0, tier=None):
     """(module, plan, fit, rbits) of the Montgomery kernel for n instances of M's moduli:
     mpn.mont52 where it is wanted and fits (mont52.wanted), else mpn.mont; plan None where
-    neither fits one work-group. Both modules take the same calls; fit is the most limbs an
+    neither fits one work-group. The modules take the same calls; fit is the most limbs an
     operand may have (it must be below R), rbits is log2 R (R^2 mod m is computed for it).
     coop (powmod): mont52 may spread an instance over several items (mont52.wanted_coop); fill
-    scales the instances per compute unit from which GPUs take mont52 (mont52.wanted)."""
+    scales the instances per compute unit from which GPUs take mont52 (mont52.wanted).
+    tier (the operation's name, its limb products): on CPUs mpn.mont_loop instead, one build
+    for every width, until the width has earned its own kernel (runtime.tiers)."""
+    K = None
     if mont52.wanted(ctx, M.nm, n, fill):
         pl = mont52.plan(ctx, M.nm, n, coop=coop and mont52.wanted_coop(ctx, M.nm, n))
         if pl is not None:
-            return mont52, pl, mont52.fit(pl), mont52.rbits(pl)
-    pl = mont.plan(ctx, M.nm, n)
-    return mont, pl, pl and pl["NP"], pl and 32 * pl["NP"]
+            K, fit, rbits = mont52, mont52.fit(pl), mont52.rbits(pl)
+    if K is None:
+        pl = mont.plan(ctx, M.nm, n)
+        K, fit, rbits = mont, pl and pl["NP"], pl and 32 * pl["NP"]
+    if pl is not None and tier is not None and tiers.cpu_first_tier(
+            ctx, ("mont", tier[0], M.nm), tier[1], tiers.unrolled_repays(M.nm)):
+        pl = mont_loop.plan(ctx, M.nm, n)
+        return mont_loop, pl, mont_loop.fit(pl), mont_loop.rbits(pl)
+    return K, pl, fit, rbits
 
 
 def _fit(x: BigIntArray, M: Modulus, np_limbs: int) -> BigIntArray:
@@ -534,7 +550,7 @@ def _powmod(a, e, m):
         K, pl, fit, rbits = _kernel(ctx, M, n, fill=0.0)
         if K is mont52 and pl["C"] == 1:
             return _powmod_fixed(ctx, a, e, se, M, pl, rbits, n)
-    K, pl, fit, rbits = _kernel(ctx, M, n, coop=True)
+    K, pl, fit, rbits = _kernel(ctx, M, n, coop=True, tier=("powmod", n * M.nm ** 2 * 32 * e.m))
     if pl is None:
         return _powmod_composed(a, e, M, n)
     a = _fit(a, M, fit)
@@ -719,7 +735,7 @@ def mulmod(a: Operand, b: Operand, m: Operand | Modulus) -> BigIntArray | int:
         return BigIntArray(ctx, ctx.empty((0, M.nm)), M.bits)
     if M.n == 1 and not M.odd[0]:   # one even modulus: every row by mul and mod
         return _mulmod_composed(a, b, M, n)
-    K, pl, fit, rbits = _kernel(ctx, M, n)
+    K, pl, fit, rbits = _kernel(ctx, M, n, tier=("mulmod", 2 * n * M.nm ** 2))
     if pl is None:
         return _mulmod_composed(a, b, M, n)
     a, b = _fit(a, M, fit), _fit(b, M, fit)

@@ -146,10 +146,12 @@ def _by_shared_squares(ctx, bcols, ecols, m) -> BigIntArray | None:
     n, _ = _broadcast(*bs, *es, M.m)
     if n == 0:
         return BigIntArray(ctx, ctx.empty((0, M.nm)), M.bits)
-    K, pl, fit, rbits = _kernel(ctx, M, n, fill=MULTI_FILL)
+    ebits = 32 * max(e.m for e in es)
+    K, pl, fit, rbits = _kernel(ctx, M, n, fill=MULTI_FILL,
+                                tier=(f"multipow {len(bs)}", n * M.nm ** 2 * ebits * len(bs)))
     if pl is None or K is mont52 and pl["C"] != 1:
         return None
-    chain = mont52_powm if K is mont52 else mont
+    chain = mont52_powm if K is mont52 else K
     bs = [_fit(b, M, fit) for b in bs]
     n, strides = _broadcast(*bs, *es, M.m)
     k = len(bs)
@@ -157,5 +159,5 @@ def _by_shared_squares(ctx, bcols, ecols, m) -> BigIntArray | None:
     out = chain.multi_powmod(
         ctx, pl, [(b.data.data, s, b.m) for b, s in zip(bs, strides)],
         [(e.data.data, s, e.m) for e, s in zip(es, strides[k:])], M.m.data.data, strides[-1],
-        M.nm, r2.data.data, strides[-1], n, 32 * max(e.m for e in es))
+        M.nm, r2.data.data, strides[-1], n, ebits)
     return BigIntArray(ctx, out, M.bits)
