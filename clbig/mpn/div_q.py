@@ -473,7 +473,7 @@ def divmod(ctx, u, su: int, mu: int, v, sv: int, mv: int, n: int, *, algorithm: 
         return lo
 
     if algorithm == "auto" and not perturbed and tiers.cpu_first_tier(
-            ctx, ("div", mu, mv), n * max(mu - mv + 1, 1) * mv, tiers.unrolled_repays(mv)):
+            ctx, ("div", mu, mv), n * max(mu - mv + 1, 1) * mv, tiers.unrolled_repays(ctx, mv)):
         q, r = div_basecase.divmod_loop(ctx, u, su, mu, v, sv, mv, lens.data, sl, n, stats)
         least()                                  # a CPU's first calls at these widths
         if stats is not None:

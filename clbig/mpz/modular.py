@@ -230,7 +230,7 @@ def _kernel(ctx, M: Modulus, n: int, coop: bool = False, fill: float = 1.0, tier
         pl = mont.plan(ctx, M.nm, n)
         K, fit, rbits = mont, pl and pl["NP"], pl and 32 * pl["NP"]
     if pl is not None and tier is not None and tiers.cpu_first_tier(
-            ctx, ("mont", tier[0], M.nm), tier[1], tiers.unrolled_repays(M.nm)):
+            ctx, ("mont", tier[0], M.nm), tier[1], tiers.unrolled_repays(ctx, M.nm)):
         pl = mont_loop.plan(ctx, M.nm, n)
         return mont_loop, pl, mont_loop.fit(pl), mont_loop.rbits(pl)
     return K, pl, fit, rbits

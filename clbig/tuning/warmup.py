@@ -26,7 +26,7 @@ from ..mpn import host_powm
 from ..mpz import gcd as _gcd
 from ..mpz import hostrows, modular, numtheory, ops, reduce
 from ..mpz.array import array
-from ..runtime import binaries
+from ..runtime import binaries, tiers
 from ..runtime import plan as P
 from ..runtime.devices import Context, current_context
 
@@ -221,11 +221,16 @@ def _step(family: str, bits: int, lengths: tuple, ctx) -> None:
     # inside a family's step (a product, a quotient) build too instead of running on the host
     hostrows.bought(ctx, family)
     hostrows.buy_arrays(ctx)
+    # each width's own kernels (a later process takes them at once, runtime.tiers), and on
+    # CPUs once the run-time forms too, which serve the widths not warmed
     for n in (PROD_BATCHES if family == "prod" and lengths == BATCHES else lengths):
         if family in HEAVY and not gpu and n > 64 and n > min(lengths):
             continue
-        with binaries.ahead(), ctx:   # keep the binaries on PoCL too
+        with binaries.ahead(), ctx, tiers.mode(ctx, "off"):   # keep the binaries on PoCL too
             _one(family, bits, n, ctx, rng)
+    if not gpu:
+        with binaries.ahead(), ctx, tiers.mode(ctx, "first"):
+            _one(family, bits, min(lengths), ctx, rng)
 
 
 def default_jobs() -> int:
