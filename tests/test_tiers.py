@@ -50,7 +50,9 @@ def test_loop_montgomery_exact(ctx, rng, first, monkeypatch, bits):
         m = _moduli(rng, bits, n)
         a = [0, 1, m[0] - 1, m[0], (1 << (32 * -(-bits // 32))) - 1] + [rng.getrandbits(bits + 7) for _ in range(n)]
         a = a[:n]
-        e = [0, 1, (1 << bits) - 1] + [rng.getrandbits(bits) for _ in range(n)]
+        # one all-ones exponent of the full width; the others short (the loop kernels run
+        # 9-13x the unrolled ones' time on Intel's runtime: full widths cost 20 s at 2080 bits)
+        e = [0, 1, (1 << bits) - 1] + [rng.getrandbits(min(bits, 96)) for _ in range(n)]
         e = e[:n]
         assert clbig.powmod(a, e, m).tolist() == [pow(x, y, z) for x, y, z in zip(a, e, m)]
         assert clbig.powmod(a, 0x1F0F, m).tolist() == [pow(x, 0x1F0F, z) for x, z in zip(a, m)]
@@ -58,7 +60,7 @@ def test_loop_montgomery_exact(ctx, rng, first, monkeypatch, bits):
         assert clbig.mulmod(a, e, m).tolist() == [x * y % z for x, y, z in zip(a, e, m)]
         for k in (1, 2, 3):
             B = [[rng.getrandbits(bits) for _ in range(k)] for _ in range(n)]
-            E = [[0] * k if i == 1 else [rng.getrandbits(bits) for _ in range(k)] for i in range(n)]
+            E = [[0] * k if i == 1 else [rng.getrandbits(min(bits, 96)) for _ in range(k)] for i in range(n)]
             want = []
             for b, x, z in zip(B, E, m):
                 r = 1
