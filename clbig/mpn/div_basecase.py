@@ -130,7 +130,6 @@ def divmod(ctx, u, su: int, mu: int, v, sv: int, mv: int, lens, sl: int, n: int,
 # instance and every width at run time, one build for all. Scratch rows per launch at most
 # this many bytes (larger batches run in chunks).
 LOOP_SCRATCH = 64 << 20
-LOOP_WG = 16
 
 
 def divmod_loop(ctx, u, su: int, mu: int, v, sv: int, mv: int, lens, sl: int, n: int, stats=None):
@@ -139,11 +138,8 @@ def divmod_loop(ctx, u, su: int, mu: int, v, sv: int, mv: int, lens, sl: int, n:
     r = ctx.empty((n, mv), np.uint32)
     st = ctx.empty((n, 2), np.uint32)
     k = kernel(ctx, "div_loop.cl.mako", "div_loop", None)
-    per = max(mu, mv) + 1 + mv
-    wg = min(LOOP_WG, ctx.max_items)
-    while wg > 1 and P.ceil_div(n, wg) < ctx.profile.facts.compute_units:
-        wg //= 2                                     # a small batch: a group for every core
-    rows = max(wg, min(P.ceil_div(n, wg) * wg, LOOP_SCRATCH // (4 * per) // wg * wg))
+    per = max(mu, mv) + 1 + mv                       # words: the dividend, then the divisor
+    wg, rows = P.scratch_rows(ctx, n, 4 * per, LOOP_SCRATCH)
     scr = ctx.buffer(4 * per * rows)
     for first in range(0, n, rows):
         launch(ctx, k, P.ceil_div(min(rows, n - first), wg), wg, u, np.uint64(su), np.uint32(mu),

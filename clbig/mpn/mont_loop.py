@@ -15,7 +15,6 @@ from ..runtime import plan as P
 from ..runtime.render import kernel, launch
 from .mont import window
 
-WG = 16                     # items per group: Intel's runtime vectorizes 16 items at once
 SCRATCH = 64 << 20          # bytes of scratch rows per launch: larger batches run in chunks
 
 
@@ -34,10 +33,7 @@ def rbits(pl) -> int:
 def _run(ctx, name: str, k_bases: int, n: int, nm: int, per: int, args: list, tail: list):
     """Launch `name` over n rows in chunks whose scratch rows fit SCRATCH bytes."""
     k = kernel(ctx, "mont_loop.cl.mako", name + "_loop", None, KERNEL=name, K=k_bases)
-    wg = min(WG, ctx.max_items)
-    while wg > 1 and P.ceil_div(n, wg) < ctx.profile.facts.compute_units:
-        wg //= 2                                 # a small batch: a group for every core
-    rows = max(wg, min(P.ceil_div(n, wg) * wg, SCRATCH // (4 * per) // wg * wg))
+    wg, rows = P.scratch_rows(ctx, n, 4 * per, SCRATCH)
     scr = ctx.buffer(4 * per * rows)
     for first in range(0, n, rows):
         g = P.ceil_div(min(rows, n - first), wg)

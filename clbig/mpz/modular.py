@@ -156,7 +156,7 @@ class Modulus:
         division kernel for each width (issue 43: a check of 13 widths built 15)."""
         r = self._r2.get(rbits)
         if r is None:
-            if P.is_gpu(self.ctx) or getattr(self.ctx, "is_multi", False):
+            if getattr(self.ctx, "is_multi", False) or P.is_gpu(self.ctx):
                 r = ops.mod(1 << (2 * rbits), self.m)
             else:
                 big = gmpy2.mpz(1) << (2 * rbits)

@@ -78,6 +78,17 @@ def batch_class(ctx, n: int) -> int:
 CLASS_MAX_LIMBS = 1024
 
 
+def scratch_rows(ctx, n: int, row_bytes: int, cap: int, wg: int = 16) -> tuple[int, int]:
+    """(work-group, rows per launch) for n instances of one work-item each with a scratch row of
+    row_bytes (the CPUs' loop kernels: mpn.mont_loop, div_basecase.divmod_loop): groups of up
+    to wg items (16: Intel's runtime vectorizes 16 at once), fewer where the batch would leave
+    a core without a group; launches whose scratch rows fit `cap` bytes, at least one group."""
+    wg = min(wg, ctx.max_items)
+    while wg > 1 and ceil_div(n, wg) < ctx.profile.facts.compute_units:
+        wg //= 2
+    return wg, max(wg, min(ceil_div(n, wg) * wg, cap // row_bytes // wg * wg))
+
+
 def width_class(m: int) -> int:
     """The width (limbs) that launch plans of run-time-width kernels are made for, so that a
     loop whose capacity grows, or a routine passing widths a limb apart (gcdext's m, m + 1,
