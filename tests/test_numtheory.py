@@ -525,7 +525,7 @@ def test_iroot_of_a_huge_k_as_the_device_gives_it(monkeypatch):
 
 
 def test_array_operators_first_calls_on_values_the_host_holds(ctx, monkeypatch, rng):
-    """A product, sum, quotient or inverse of arrays whose values the host holds (a small
+    """A product, sum, quotient, inverse or gcd of arrays whose values the host holds (a small
     clbig.array, or a result computed on the host) runs on the host until that operator has
     run on the device in the context, with the device path's values, capacities and signs:
     the same results as the device gives with the allowance closed, chained through an
@@ -546,7 +546,9 @@ def test_array_operators_first_calls_on_values_the_host_holds(ctx, monkeypatch, 
         s = clbig.array([1, 2, 3])
         for _ in range(5):
             s = s + s
-        out = [(x.tolist(), x.bits, None if x.neg is None else x.neg.tolist()) for x in (e, q, r, inv, s)]
+        g = clbig.gcd(A * 6, clbig.array([-4] + b[1:]))
+        g0 = clbig.gcd(clbig.array([0, 5]), clbig.array([1 << 100, 0], bits=32 * 4))   # a zero beside a wider value
+        out = [(x.tolist(), x.bits, None if x.neg is None else x.neg.tolist()) for x in (e, q, r, inv, s, g, g0)]
         return out + [ok.tolist(), clbig.mul(A, clbig.array([-3])).tolist(), clbig.invert([3, 5], 7).tolist()]
 
     def where(fn):
@@ -560,7 +562,7 @@ def test_array_operators_first_calls_on_values_the_host_holds(ctx, monkeypatch, 
     monkeypatch.setenv("CLBIG_HOST_FIRST_MS", "60000")
     ctx.profile.clear("host_first")
     assert where(tour) == (want, "host")
-    assert set(hostrows._spent(ctx)) == {"mul", "add", "div", "invert"}
+    assert set(hostrows._spent(ctx)) == {"mul", "add", "div", "invert", "gcd"}
 
     A, B = clbig.array(a), clbig.array(b)
     for fn, err in ((lambda: clbig.divmod(A, clbig.array([0] + b[1:])), "index 0"),

@@ -93,11 +93,16 @@ def gcd(a: Operand, b: Operand) -> BigIntArray | int:
     if is_scalar(a) and is_scalar(b):
         return gcd([a], [b]).tolist()[0]
     a, b, n, sa, sb = operands(a, b, signed=True)
+    if n:
+        got = hostarrays.gcd(a, b, n)         # a first call on values the host holds
+        if got is not None:
+            return got
     a, b = abs(a), abs(b)                     # math.gcd(-4, 6) == 2: magnitudes, same limbs
     bits = min(a.bits, b.bits)
     if n == 0:
         return _empty(a.ctx, bits)
     ctx = a.ctx
+    hostrows.bought(ctx, "gcd")
     out, stat = gcd_n.gcd(ctx, a.data.data, sa, a.m, b.data.data, sb, b.m, n, limbs_for(bits), bits)
     _check_fail(stat, "gcd")
     if not (stat & gcd_n.OK).all():         # a zero operand beside a wider value

@@ -1,6 +1,6 @@
 """Array operators' first calls on the host (issue 43).
 
-A process's first product, sum, quotient or inverse of arrays builds that operator's kernels:
+A process's first product, sum, quotient, inverse or gcd of arrays builds that operator's kernels:
 0.1-0.8 s each on NVIDIA's compiler (bench/README.md, "First calls"), for a batch the host
 computes in a millisecond. mpz.hostrows answers that for plain ints (rent until the rent paid
 equals the price); this module does the same for arrays whose values the host holds: a small
@@ -75,6 +75,22 @@ def divmod(a: BigIntArray, b: BigIntArray, n: int) -> tuple[BigIntArray, BigIntA
     if got is None:
         return None
     return host_result(a.ctx, got[0], a.bits), host_result(a.ctx, got[1], b.bits)
+
+
+def gcd(a: BigIntArray, b: BigIntArray, n: int) -> BigIntArray | None:
+    """The gcds of a and b (any signs), on the host as a first call, or None: capacity
+    min(a.bits, b.bits), or max(a.bits, b.bits) where a zero beside a wider value does not fit
+    it (the device path's rule: it runs again wider)."""
+    cols = _columns(a.ctx, "gcd", n, (a, b))
+    if cols is None:
+        return None
+    vals = hostrows.rented(a.ctx, "gcd", lambda: [int(gmpy2.gcd(x, y)) for x, y in hostrows.paced(zip(*cols))])
+    if vals is None:
+        return None
+    bits = min(a.bits, b.bits)
+    if max(vals, default=0).bit_length() > bits:
+        bits = max(a.bits, b.bits)
+    return host_result(a.ctx, vals, bits)
 
 
 def invert(a: BigIntArray, m: BigIntArray, n: int, strict: bool):

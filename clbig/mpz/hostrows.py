@@ -149,7 +149,7 @@ def ran(family: str, result) -> None:
 #: of 2048 bits 0.5 ms; the device's first call builds a kernel of 0.1-0.8 s on the H200.
 ARRAY_RENT_BITS = 1 << 23
 #: The operators whose first calls mpz.hostarrays may run on the host.
-ARRAY_FAMILIES = ("add", "mul", "div", "invert")
+ARRAY_FAMILIES = ("add", "mul", "div", "invert", "gcd")
 
 
 def keeps(ctx, vals: list, bits: int) -> bool:
