@@ -25,7 +25,7 @@ ${mont_defs()}
 
 ## Each item's scratch is one contiguous row of `per` words, its vectors one after another (an
 ## item's loops then walk consecutive words; interleaving the items' words, word j of item g
-## at [j L + g], ran 3-17x slower on PoCL and 1.3-4x on Intel's runtime, 2-core EPYC,
+## at [j L + g], ran 1.2-17x slower on PoCL and up to 2.8x on Intel's runtime, 2-core EPYC,
 ## 2026-11-30: neither vectorized these loops across items, and each step touched a new cache
 ## line). The helpers take word strides L, 1 here.
 #define AT(p, j) (p)[(size_t)(j) * L]
