@@ -270,11 +270,17 @@ def test_missing_extension_is_said_once(monkeypatch):
 
 # -- threads ---------------------------------------------------------------------------------
 
-@pytest.fixture
-def threaded(monkeypatch):
-    """Every conversion through the C extension split over 3 threads in ranges of a few rows."""
+@pytest.fixture(params=["native", "pool"])
+def threaded(monkeypatch, request):
+    """Every conversion through the C extension split over 3 threads in ranges of a few rows:
+    on the extension's native threads (POSIX builds) and on the Python pool that other builds
+    use."""
     if not convert.native():
         pytest.skip("the C extension is not built here")
+    if request.param == "pool":
+        monkeypatch.setattr(convert, "native_threads", lambda: False)
+    elif not convert.native_threads():
+        pytest.skip("no native threads in this build")
     monkeypatch.setenv("CLBIG_CONVERT_THREADS", "3")
     for name in ("THREAD_LIMBS", "PACK_THREAD_MIN_LIMBS", "UNPACK_THREAD_MIN_LIMBS", "UNPACK_TASK_LIMBS",
                  "SCAN_THREAD_MIN", "RAW_THREAD_MIN_LIMBS"):
@@ -440,6 +446,67 @@ def test_converting_while_other_threads_mutate_lists(rng, threaded):
         stop.set()
         for w in workers:
             w.join()
+
+
+def test_a_list_changed_by_another_thread_converts_as_one_snapshot(rng, threaded):
+    """A list that another Python thread keeps changing while it is converted (read in place
+    on native threads, the caller holding the interpreter lock; a tuple of it on the pool):
+    each row is a value its item held, never one item's sign with another value's magnitude,
+    and the limbs and signs agree with the ints they give back."""
+    import threading
+    n, width = 3000, 700
+    pos = [rand_value(rng, width) | 1 for _ in range(n)]
+    alt = [-(v + 2) for v in pos]                    # another magnitude, the other sign
+    lst = list(pos)
+    stop = threading.Event()
+
+    def flip():
+        k = 0
+        while not stop.is_set():
+            for i in range(k % 7, n, 7):
+                lst[i] = alt[i] if lst[i] is pos[i] else pos[i]
+            k += 1
+
+    t = threading.Thread(target=flip)
+    t.start()
+    try:
+        for bits in (None, width + 2) * 6:
+            limbs, _, neg = convert.from_ints(lst, bits)
+            back = convert.to_ints(limbs, neg)
+            assert all(v == p or v == a for v, p, a in zip(back, pos, alt))
+            assert np.array_equal(limbs, ref_limbs(back, limbs.shape[1] * 32))
+    finally:
+        stop.set()
+        t.join()
+
+
+def test_mid_size_batches_with_a_capacity_share_out_on_native_threads(rng, monkeypatch):
+    """Below the scan's threshold, a batch whose capacity is given is still checked and packed
+    on native threads where the work is large enough (NATIVE_PACK_WORK): exact, signed, and
+    a value past the capacity named by the full path."""
+    if not (convert.native() and convert.native_threads()):
+        pytest.skip("no native threads here")
+    monkeypatch.setenv("CLBIG_CONVERT_THREADS", "2")
+    n = convert.NATIVE_PACK_MIN + 1
+    assert n < convert.SCAN_THREAD_MIN
+    bits = -(-convert.NATIVE_PACK_WORK // n) * 32
+    vals = signed_values(rng, bits, n)
+    limbs, got_bits, neg = convert._scan_pack_threads(vals, bits)
+    assert got_bits == bits and np.array_equal(limbs, ref_limbs(vals, bits))
+    assert neg.tolist() == [v < 0 for v in vals]
+    assert convert._scan_pack_threads([abs(v) & 0xFFFFFFFF for v in vals], 32) is None   # little work
+    vals[n - 5] = 1 << bits
+    assert convert._scan_pack_threads(vals, bits) is None
+    with pytest.raises(OverflowError, match=f"element {n - 5}: value of {bits + 1} bits"):
+        convert.from_ints(vals, bits)
+
+
+def test_posix_builds_run_native_threads():
+    """The extension's own threads exist wherever there are POSIX threads (a build without
+    them would fall back to the Python pool, several times slower, without a word)."""
+    if not convert.native():
+        pytest.skip("the C extension is not built here")
+    assert convert.native_threads() is (os.name == "posix")
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this platform")

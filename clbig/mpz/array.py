@@ -875,7 +875,7 @@ def array(values: Operand, bits: int | None = None, ctx: Context | None = None) 
     if getattr(ctx, "is_multi", False):   # several devices: rows spread over them
         return hooks.several().array(values, bits, ctx)
     try:
-        s = convert.scan(values, bits)
+        s = convert.scan(values, bits, owned=True)     # value_list's copy: read in place
     except TypeError:
         _one_dimension(values)
         raise

@@ -286,7 +286,7 @@ def array(values: list, bits, D: Devices, lay=None) -> SplitArray:
     # rows straight into its staging buffers, as one device does with the whole batch. Each
     # piece packed into a fresh host array of its own before: two H200s took 751 against
     # 553 ms for 10^6 products of 2048-bit ints list to list (least of 7, 2026-11-29).
-    s = convert.scan(values, bits)
+    s = convert.scan(values, bits, owned=True)     # clbig.array's own copy of the list
     return _placed(D, lay or D.layout(len(s), "add"), lambda ctx, r0, r1: scanned_rows(ctx, s, r0, r1))
 
 
