@@ -16,11 +16,15 @@ fastest pure Python measured (int.to_bytes / int.from_bytes through map, without
 per value). `native()` says which one runs; every function takes pure=True to force Python.
 The extension is checked against int.to_bytes on first use and left unused if it disagrees.
 
-A large batch is converted by several threads, each a range of rows: the extension re-cuts
-digits and limbs without the interpreter lock (issue 47). Its values are checked by ranges on
-the threads too (_scan_threads) where all are exact ints, and wide results are made on the
-calling thread while the threads fill their digits (_unpack_deferred). Small batches stay on
-the calling thread, where handing work to a pool costs more than it saves (THREAD_LIMBS).
+A large batch is converted by several threads, each a range of rows (issue 47). On POSIX
+builds they are the extension's own native threads (`native_threads()`): they never touch the
+interpreter, so a list is read in place while the caller holds the interpreter lock, and no
+tuple of the values, Python pool or lock handoff is needed. Elsewhere a Python pool runs the
+ranges, the extension re-cutting digits and limbs without the interpreter lock over a tuple of
+the values. Values are checked by ranges on the threads too (_scan_threads) where all are exact
+ints; ints made without the lock (raw_ints) are made on the threads, and otherwise wide results
+are made on the calling thread while the pool fills their digits (_unpack_deferred). Small
+batches stay on the calling thread, where sharing out costs more than it saves (THREAD_LIMBS).
 `pack_range` writes one chunk of rows into a buffer of its own: clbig.array packs a list
 straight into the staging buffers of a GPU transfer (runtime.staging).
 """
@@ -91,8 +95,9 @@ def describe() -> str:
     made = ("ints made without the interpreter lock" if raw_ints() else
             f"ints made under the interpreter lock ({config.var('CONVERT_RAW_INTS')} off, or "
             "Python's allocators hooked: debug hooks, -X dev, tracemalloc)")
+    how = "the extension's native threads" if native_threads() else "a Python thread pool"
     return (f"C extension clbig.mpn._limbs, large batches on {threads()} thread(s) "
-            f"({config.var('CONVERT_THREADS')}); {made}")
+            f"({config.var('CONVERT_THREADS')}) of {how}; {made}")
 
 
 def _self_check() -> bool:
