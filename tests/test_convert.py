@@ -501,6 +501,33 @@ def test_mid_size_batches_with_a_capacity_share_out_on_native_threads(rng, monke
         convert.from_ints(vals, bits)
 
 
+def test_mpz_made_directly_on_the_threads(rng, monkeypatch):
+    """Limbs to gmpy2 mpz without an int each (unpack_mpz: gmpy2's constructor, the limbs
+    written on the threads): on POSIX builds it runs, and gives gmpy2's own values, types and
+    hashes at every width and sign, on one thread and on three; rows and shapes are checked."""
+    if not convert.native():
+        pytest.skip("the C extension is not built here")
+    assert convert.mpz_direct() is (os.name == "posix")
+    if not convert.mpz_direct():
+        return
+    from clbig.mpn import _limbs
+    monkeypatch.setenv("CLBIG_CONVERT_THREADS", "3")
+    for bits in (1, 32, 63, 64, 65, 127, 128, 129, 4096 + 32):
+        vals = signed_values(rng, bits, 41)
+        limbs, _, neg = convert.from_ints(vals, bits)
+        want = [gmpy2.mpz(v) for v in vals]
+        for args in ((), (0, -1, 3, 7), (5, 40, 3, 41)):
+            got = _limbs.unpack_mpz(limbs, 41, limbs.shape[1], neg, *args)
+            lo = args[0] if args else 0
+            hi = args[1] if args and args[1] >= 0 else 41
+            assert got == want[lo:hi] and {type(g) for g in got} <= {type(gmpy2.mpz(0))}
+            assert list(map(hash, got)) == list(map(hash, want[lo:hi]))
+    with pytest.raises(ValueError, match=r"rows \[3, 2\) of 41"):
+        _limbs.unpack_mpz(limbs, 41, limbs.shape[1], neg, 3, 2)
+    with pytest.raises(ValueError, match="40 sign bytes for 41 rows"):
+        _limbs.unpack_mpz(limbs, 41, limbs.shape[1], neg[:40])
+
+
 def test_posix_builds_run_native_threads():
     """The extension's own threads exist wherever there are POSIX threads (a build without
     them would fall back to the Python pool, several times slower, without a word)."""
@@ -584,16 +611,22 @@ def test_bench_rows_and_table():
     rows = bc.run_convert((64, 100), mbytes=0.01, reps=1)
     methods = ["baseline", "python"] + (["C"] if convert._c_ok() else [])
     assert [(r["bits"], r["method"], r["direction"]) for r in rows] == [
-        (b, m, d) for b in (64, 100) for m in methods for d in ("in", "out")]
+        (b, m, d) for b in (64, 100) for m in methods for d in ("in", "out", "out mpz")]
     assert all(r["mb_s"] > 0 and r["n"] == int(0.01 * 2**20) // (4 * -(-r["bits"] // 32)) for r in rows)
     table = bc.convert_markdown(rows).splitlines()
-    assert len(table) == 2 + 4 and table[2].startswith("| 64 | 1310 | in |")
+    assert len(table) == 2 + 6 and table[2].startswith("| 64 | 1310 | in |")
+    assert table[4].startswith("| 64 | 1310 | out mpz |")
 
 
 def test_bench_stops_on_a_wrong_conversion(monkeypatch):
     from clbig.bench import convert as bc
+    real = convert.to_ints
     monkeypatch.setattr(convert, "to_ints", lambda limbs, pure=None: [0] * len(limbs))
     with pytest.raises(AssertionError, match="other ints than from_bytes"):
+        bc.measure(256, mbytes=0.01, reps=1)
+    monkeypatch.setattr(convert, "to_ints", lambda limbs, mpz=False, pure=None:
+                        real(limbs, pure=pure) if not mpz else real(limbs, pure=pure)[::-1])
+    with pytest.raises(AssertionError, match="other mpz than gmpy2's"):
         bc.measure(256, mbytes=0.01, reps=1)
 
 

@@ -7,7 +7,8 @@ converted both ways by:
                rows already cut into bytes objects (the cutting is not timed)
   python       clbig.mpn.convert's pure-Python path (checks, signs, capacity, numpy array)
   C            clbig.mpn.convert through the extension clbig.mpn._limbs (the same work)
-as MB/s of limbs (10^6 bytes), the best of `reps` runs with the garbage collector off (as
+and "out mpz", limbs to gmpy2 mpz (to_ints(mpz=True); the baseline gmpy2's mpz.from_bytes over
+the same rows), as MB/s of limbs (10^6 bytes), the best of `reps` runs with the garbage collector off (as
 timeit). Every result is checked against the baseline's.
 
     python -m clbig.bench.convert [--bits 256,2048,65536] [--mbytes 8] [--reps 5]
@@ -23,6 +24,7 @@ from itertools import repeat
 import numpy as np
 
 from ..mpn import convert
+from ..mpn.convert import MPZ
 
 CONVERT_BITS = (256, 2048, 65536)
 
@@ -59,10 +61,17 @@ def measure(bits: int, mbytes: float = 8, reps: int = 5, seed: int = 1) -> list[
     t_base_out, back = _best(lambda: list(map(int.from_bytes, rows_bytes, repeat("little"))), reps)
     if back != vals:
         raise AssertionError(f"{bits} bits: the baseline's from_bytes disagrees")
+    from_bytes = MPZ.from_bytes
+    t_base_mpz, back = _best(lambda: list(map(from_bytes, rows_bytes, repeat("little"))), reps)
+    if back != vals:
+        raise AssertionError(f"{bits} bits: gmpy2's mpz.from_bytes disagrees")
+    back = None
 
     methods = [("python", True)] + ([("C", False)] if convert._c_ok() else [])
     out = [dict(bits=bits, n=n, direction="in", method="baseline", mb_s=nbytes / t_base_in / 1e6, ratio=1.0),
-           dict(bits=bits, n=n, direction="out", method="baseline", mb_s=nbytes / t_base_out / 1e6, ratio=1.0)]
+           dict(bits=bits, n=n, direction="out", method="baseline", mb_s=nbytes / t_base_out / 1e6, ratio=1.0),
+           dict(bits=bits, n=n, direction="out mpz", method="baseline", mb_s=nbytes / t_base_mpz / 1e6,
+                ratio=1.0)]
     for name, pure in methods:
         t_in, (limbs, got_bits, neg) = _best(lambda: convert.from_ints(vals, bits, pure=pure), reps)
         if got_bits != bits or neg is not None or not np.array_equal(limbs, want):
@@ -74,6 +83,13 @@ def measure(bits: int, mbytes: float = 8, reps: int = 5, seed: int = 1) -> list[
                         ratio=t_base_in / t_in))
         out.append(dict(bits=bits, n=n, direction="out", method=name, mb_s=nbytes / t_out / 1e6,
                         ratio=t_base_out / t_out))
+        got = None
+        t_mpz, got = _best(lambda: convert.to_ints(want, mpz=True, pure=pure), reps)
+        if got != vals or {type(g) for g in got} != {MPZ}:
+            raise AssertionError(f"{bits} bits: clbig.mpn.convert ({name}) gives other mpz than gmpy2's")
+        got = None
+        out.append(dict(bits=bits, n=n, direction="out mpz", method=name, mb_s=nbytes / t_mpz / 1e6,
+                        ratio=t_base_mpz / t_mpz))
     return out
 
 

@@ -20,6 +20,8 @@
  *                                        ints of rows [start, stop)
  *   unpack_fill(list, buf, n, m, neg[, start, stop]) -> None: the digits unpack(..., defer) left
  *   threads() -> whether threads > 1 runs on native threads here
+ *   unpack_mpz(buf, n, m, neg[, start, stop[, threads, tasks]]) -> list of gmpy2 mpz, where
+ *                                        mpz_direct() (see "gmpy2's mpz made on the threads")
  *
  * Threads: the re-cutting needs no interpreter. scan_ints, pack and unpack(..., raw) split a
  * large batch into ranges run side by side by a pool of native threads (run_tasks, below):
@@ -1210,6 +1212,236 @@ done:
     return res;
 }
 
+/* -- gmpy2's mpz made on the threads ----------------------------------------------------
+ *
+ * tolist(mpz=True) made each mpz from an int on one thread, the interpreter lock held: about
+ * 300 ns a value of 2048 bits, most of it GMP importing the int's 30-bit digits. Here the
+ * objects come from gmpy2's own constructor (its C API, the capsule gmpy2._C_API: GMPy_MPZ_New,
+ * its cache and allocator, with the lock held) and GMP sizes their limbs; the threads then
+ * write the limbs and sizes, with no lock: the objects are referenced by this call alone until
+ * the list is made. GMP's mpz_realloc2 is found where gmpy2's GMP is (dlsym on gmpy2's module,
+ * which searches its dependencies). Where GMP's memory functions are its own defaults (malloc),
+ * the threads also size the limbs; another allocator (set by some program, asked at each call)
+ * keeps that with the lock held. The layout read (gmpy2.h's MPZ_Object, gmp.h's __mpz_struct with 64-bit limbs)
+ * is checked on gmpy2's own mpz first, and mpz_direct() is false where anything differs or is
+ * missing: then convert.py keeps the old path. */
+#if NATIVE_THREADS && RAW_INTS
+#define MPZ_DIRECT 1
+#include <dlfcn.h>
+
+typedef struct {                  /* gmp.h's __mpz_struct, limbs of 64 bits */
+    int alloc;
+    int size;
+    uint64_t *d;
+} gmp_mpz;
+
+typedef struct {                  /* gmpy2.h's MPZ_Object */
+    PyObject_HEAD
+    gmp_mpz z;
+    Py_hash_t hash_cache;
+} gmpy_mpz;
+
+static int mpz_state = 0;          /* 0: not tried yet, 1: ready, -1: not here */
+static PyTypeObject *mpz_type;
+static PyObject *(*mpz_new)(void *context);
+static void (*mpz_realloc2)(gmp_mpz *, unsigned long);
+typedef void (*gmp_functions_fn)(void *(**)(size_t), void *(**)(void *, size_t, size_t),
+                                 void (**)(void *, size_t));
+static gmp_functions_fn gmp_get_functions;
+static void *gmp_base;             /* GMP's library, where its default allocator lies */
+
+/* Whether GMP allocates with its own default (malloc), so that any thread may size limbs:
+ * asked at each call, since a program may set other functions at any time. */
+static int
+gmp_allocates_by_default(void)
+{
+    void *(*alloc)(size_t);
+    void *(*realloc_)(void *, size_t, size_t);
+    void (*free_)(void *, size_t);
+    Dl_info ai, fi;
+    gmp_get_functions(&alloc, &realloc_, &free_);
+    return dladdr((void *)alloc, &ai) && ai.dli_fbase == gmp_base
+           && dladdr((void *)realloc_, &fi) && fi.dli_fbase == gmp_base
+           && dladdr((void *)free_, &fi) && fi.dli_fbase == gmp_base;
+}
+
+/* Whether v (an mpz) holds the limbs `want` (least significant first), `size` signed. */
+static int
+mpz_reads_as(PyObject *v, int size, const uint64_t *want)
+{
+    if (v == NULL || Py_TYPE(v) != mpz_type)
+        return 0;
+    gmp_mpz *z = &((gmpy_mpz *)v)->z;
+    int k = size < 0 ? -size : size;
+    if (z->size != size || z->alloc < k)
+        return 0;
+    for (int i = 0; i < k; i++)
+        if (z->d[i] != want[i])
+            return 0;
+    return 1;
+}
+
+static int
+mpz_setup(void)
+{
+    void **api = PyCapsule_Import("gmpy2._C_API", 0);
+    if (api == NULL) {
+        PyErr_Clear();
+        return -1;
+    }
+    mpz_type = (PyTypeObject *)api[0];          /* MPZ_Type_NUM */
+    mpz_new = (PyObject *(*)(void *))api[11];   /* GMPy_MPZ_New_NUM */
+    Dl_info info;
+    if (mpz_type == NULL || mpz_new == NULL || mpz_type->tp_basicsize < (Py_ssize_t)sizeof(gmpy_mpz)
+            || !dladdr((void *)mpz_new, &info) || info.dli_fname == NULL)
+        return -1;
+    void *h = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+    if (h == NULL)
+        return -1;
+    const int *limb_bits = dlsym(h, "__gmp_bits_per_limb");
+    gmp_get_functions = (gmp_functions_fn)dlsym(h, "__gmp_get_memory_functions");
+    mpz_realloc2 = (void (*)(gmp_mpz *, unsigned long))dlsym(h, "__gmpz_realloc2");
+    Dl_info gi;
+    int ok = limb_bits != NULL && *limb_bits == 64 && mpz_realloc2 != NULL && gmp_get_functions != NULL
+             && dladdr((void *)mpz_realloc2, &gi);
+    gmp_base = ok ? gi.dli_fbase : NULL;
+    dlclose(h);
+    if (!ok)
+        return -1;
+    /* the layout, read on gmpy2's own mpz of -(2^64 + 5) and 0 */
+    PyObject *big = PyLong_FromString("-18446744073709551621", NULL, 10);
+    PyObject *x = big ? PyObject_CallFunctionObjArgs((PyObject *)mpz_type, big, NULL) : NULL;
+    PyObject *zero = PyObject_CallFunction((PyObject *)mpz_type, NULL);
+    const uint64_t want[2] = {5, 1};
+    ok = mpz_reads_as(x, -2, want) && mpz_reads_as(zero, 0, want);
+    Py_XDECREF(big);
+    Py_XDECREF(x);
+    Py_XDECREF(zero);
+    PyErr_Clear();
+    return ok ? 1 : -1;
+}
+
+static int
+mpz_ready(void)
+{
+    if (mpz_state == 0)
+        mpz_state = mpz_setup();
+    return mpz_state == 1;
+}
+
+struct mpz_job {
+    const unsigned char *base;
+    const unsigned char *negs;          /* NULL: no signs */
+    Py_ssize_t m, start, stop, tasks;
+    PyObject **made;                    /* made[i - start]: an mpz of 0, limbs sized where locked */
+    int sized;                          /* whether they were */
+};
+
+static inline Py_ssize_t
+limbs64(const unsigned char *p, Py_ssize_t m)
+{
+    return (top_limbs(p, m) + 1) / 2;
+}
+
+static void
+mpz_task(void *arg, Py_ssize_t t)
+{
+    struct mpz_job *j = arg;
+    Py_ssize_t a, b;
+    task_range(j->start, j->stop, j->tasks, t, &a, &b);
+    for (Py_ssize_t i = a; i < b; i++) {
+        const unsigned char *p = j->base + (size_t)i * (size_t)j->m * 4;
+        Py_ssize_t top = top_limbs(p, j->m), k = (top + 1) / 2;
+        gmp_mpz *z = &((gmpy_mpz *)j->made[i - j->start])->z;
+        if (!j->sized && z->alloc < k)  /* GMP's default allocator: see unpack_mpz */
+            mpz_realloc2(z, (unsigned long)k * 64);
+        for (Py_ssize_t w = 0; w < k; w++) {
+            uint64_t lo = load_limb(p + 8 * w);
+            uint64_t hi = 2 * w + 1 < top ? load_limb(p + 8 * w + 4) : 0;
+            z->d[w] = lo | hi << 32;
+        }
+        int neg = j->negs != NULL && j->negs[i] != 0;
+        z->size = neg ? -(int)k : (int)k;
+    }
+}
+
+/* unpack_mpz(buf, n, m, neg[, start, stop[, threads, tasks]]) -> rows start..stop-1 as a list of
+ * gmpy2 mpz (see above); mpz_direct() must be true. */
+static PyObject *
+unpack_mpz(PyObject *self, PyObject *args)
+{
+    PyObject *buf, *negobj, *list = NULL, **made = NULL;
+    Py_ssize_t n, m, start = 0, stop = -1, tasks = 1, k = 0, j;
+    int threads = 1;
+    Py_buffer view, nv;
+    if (!PyArg_ParseTuple(args, "OnnO|nnin:unpack_mpz", &buf, &n, &m, &negobj, &start, &stop,
+                          &threads, &tasks))
+        return NULL;
+    if (!mpz_ready()) {
+        PyErr_SetString(PyExc_RuntimeError, "unpack_mpz: gmpy2's mpz cannot be made here (mpz_direct())");
+        return NULL;
+    }
+    if (open_rows("unpack_mpz", buf, n, m, negobj, start, &stop, &view, &nv) < 0)
+        return NULL;
+    if (m > (Py_ssize_t)(INT_MAX / 2)) {
+        PyErr_Format(PyExc_ValueError, "unpack_mpz: rows of %zd limbs", m);
+        goto done;
+    }
+    const unsigned char *base = (const unsigned char *)view.buf;
+    k = stop - start;
+    made = PyMem_Calloc(k ? (size_t)k : 1, sizeof(PyObject *));
+    if (made == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    int sized = !gmp_allocates_by_default();     /* then the limbs are sized here, locked */
+    for (j = 0; j < k; j++) {
+        if ((made[j] = mpz_new(NULL)) == NULL)
+            goto done;
+        if (sized) {
+            Py_ssize_t w = limbs64(base + (size_t)(start + j) * (size_t)m * 4, m);
+            gmp_mpz *z = &((gmpy_mpz *)made[j])->z;
+            if (z->alloc < w)
+                mpz_realloc2(z, (unsigned long)w * 64);
+        }
+    }
+    tasks = clamp_tasks(tasks, k);
+    struct mpz_job job = {base, nv.obj != NULL ? (const unsigned char *)nv.buf : NULL, m, start, stop,
+                          tasks, made, sized};
+    Py_BEGIN_ALLOW_THREADS
+    run_tasks(threads, tasks, mpz_task, &job);
+    Py_END_ALLOW_THREADS
+    list = PyList_New(k);
+    if (list == NULL)
+        goto done;
+    for (j = 0; j < k; j++) {
+        PyList_SET_ITEM(list, j, made[j]);
+        made[j] = NULL;
+    }
+done:
+    if (made != NULL)
+        for (j = 0; j < k; j++)
+            Py_XDECREF(made[j]);
+    PyMem_Free(made);
+    if (nv.obj != NULL)
+        PyBuffer_Release(&nv);
+    PyBuffer_Release(&view);
+    return list;
+}
+#else
+#define MPZ_DIRECT 0
+#endif
+
+static PyObject *
+mpz_direct(PyObject *self, PyObject *noargs)
+{
+#if MPZ_DIRECT
+    return PyBool_FromLong(mpz_ready());
+#else
+    return PyBool_FromLong(0);
+#endif
+}
+
 static PyObject *
 raw_ints(PyObject *self, PyObject *noargs)
 {
@@ -1232,6 +1464,11 @@ static PyMethodDef methods[] = {
     {"unpack", unpack, METH_VARARGS,
      "unpack(buf, n, m, neg, make[, start, stop[, defer[, raw[, threads, tasks]]]]) -> list of ints"},
     {"threads", native_threads, METH_NOARGS, "threads() -> whether several threads run on native threads here"},
+    {"mpz_direct", mpz_direct, METH_NOARGS, "mpz_direct() -> whether unpack_mpz makes gmpy2's mpz here"},
+#if MPZ_DIRECT
+    {"unpack_mpz", unpack_mpz, METH_VARARGS,
+     "unpack_mpz(buf, n, m, neg[, start, stop[, threads, tasks]]) -> list of gmpy2 mpz"},
+#endif
     {"raw_ints", raw_ints, METH_NOARGS, "raw_ints() -> whether unpack(..., raw=True) makes ints without the lock"},
     {"unpack_fill", unpack_fill, METH_VARARGS, "unpack_fill(list, buf, n, m, neg[, start, stop]): unpack's deferred digits"},
     {NULL, NULL, 0, NULL},

@@ -96,8 +96,10 @@ def describe() -> str:
             f"ints made under the interpreter lock ({config.var('CONVERT_RAW_INTS')} off, or "
             "Python's allocators hooked: debug hooks, -X dev, tracemalloc)")
     how = "the extension's native threads" if native_threads() else "a Python thread pool"
+    mpz = ("gmpy2's mpz made directly, their limbs written on the threads" if made_direct()
+           else "gmpy2's mpz made from ints")
     return (f"C extension clbig.mpn._limbs, large batches on {threads()} thread(s) "
-            f"({config.var('CONVERT_THREADS')}) of {how}; {made}")
+            f"({config.var('CONVERT_THREADS')}) of {how}; {made}; {mpz}")
 
 
 def _self_check() -> bool:
@@ -256,10 +258,43 @@ def _gather(futs: list) -> list:
     return out
 
 
+_mpz_direct: bool | None = None
+
+
+def mpz_direct() -> bool:
+    """Whether limbs to mpz make gmpy2's mpz directly (`_limbs.unpack_mpz`: gmpy2's constructor
+    with the lock held, the limbs written on the threads without it) instead of an int each
+    and then mpz(int). Checked once against gmpy2.mpz on values around every limb edge."""
+    global _mpz_direct
+    if _mpz_direct is None:
+        ok = bool(getattr(_limbs, "mpz_direct", bool)())
+        if ok:
+            vals = [0, 1, -1, 2**32 - 1, 2**32, -(2**63), 2**64 - 1, -(2**64), 2**64 + 5,
+                    3**200, -(3**200), (1 << 480) - 1]
+            limbs = pack_magnitudes(list(map(abs, vals)), 16)
+            neg = np.array([v < 0 for v in vals])
+            got = _limbs.unpack_mpz(limbs, len(vals), 16, neg)
+            ok = [type(g) for g in got] == [MPZ] * len(vals) and got == list(map(MPZ, vals))
+        _mpz_direct = ok
+    return _mpz_direct
+
+
+def made_direct() -> bool:
+    """Whether to_ints(..., mpz=True) makes gmpy2's mpz directly (mpz_direct(), and the
+    CONVERT_RAW_INTS setting, which switches both direct paths)."""
+    return config.settings().convert_raw_ints and mpz_direct()
+
+
 def _unpack_rows(arr: np.ndarray, n: int, m: int, neg, make) -> list:
     """_limbs.unpack of every row, by ranges on several threads for a large batch. Ints made
     without the lock (raw_ints): ranges as for packing. Otherwise wide values
-    (UNPACK_THREAD_MIN_LIMBS) a range per thread, the rest by _unpack_deferred."""
+    (UNPACK_THREAD_MIN_LIMBS) a range per thread, the rest by _unpack_deferred. gmpy2's mpz
+    (make MPZ) made directly where mpz_direct(), on threads as raw ints are."""
+    if make is MPZ and made_direct():
+        ranges = _ranges(n, m, RAW_THREAD_MIN_LIMBS)
+        if ranges is None:
+            return _limbs.unpack_mpz(arr, n, m, neg)
+        return _limbs.unpack_mpz(arr, n, m, neg, 0, -1, threads(), len(ranges))
     if n * m < 2 * THREAD_LIMBS:        # one thread on every path: no thread count asked for
         return _limbs.unpack(arr, n, m, neg, make, 0, -1, False, config.settings().convert_raw_ints)
     if raw_ints():

@@ -118,8 +118,9 @@ _TABLE = (
        "back (unset: the cores this process may run on; 1: one thread)", False, bounds=(1, 1024)),
     _s("CONVERT_RAW_INTS", "bool", True, "limbs to ints make each int without the interpreter "
        "lock, on every conversion thread, where Python's allocators are its own with no hooks "
-       "(clbig.mpn.convert.raw_ints; off: each int made with the lock held, as _PyLong_New does)",
-       False),
+       "(clbig.mpn.convert.raw_ints; off: each int made with the lock held, as _PyLong_New does), "
+       "and limbs to gmpy2 mpz write their limbs on every thread (convert.mpz_direct; off: an "
+       "int each, then mpz(int))", False),
     # -- host transfers and pipelining (runtime.staging, scale.stream)
     _s("STAGING", "choice", "auto", "large transfers between ordinary numpy memory and the device "
        "go through page-locked staging buffers: auto (on devices with memory of their own), on, "
