@@ -280,8 +280,10 @@ take_tasks(struct pool *p)
 {
     while (p->next < p->tasks) {
         Py_ssize_t t = p->next++;
+        task_fn fn = p->fn;           /* the job stays until its last task ends: read here */
+        void *job = p->job;
         pthread_mutex_unlock(&p->mu);
-        p->fn(p->job, t);
+        fn(job, t);
         pthread_mutex_lock(&p->mu);
         if (++p->finished == p->tasks)
             pthread_cond_signal(&p->done);
