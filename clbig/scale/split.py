@@ -190,12 +190,20 @@ class SplitArray(BigIntArray):
         return limbs_as(host, dtype)
 
     def tolist(self, mpz: bool = False) -> list:
-        """The values as Python ints (or mpz), piece after piece (`BigIntArray.tolist`)."""
+        """The values as Python ints (or mpz), every piece at once (`BigIntArray.tolist`)."""
         if not self.parts:
             return []
-        out = self.parts[0][1].tolist(mpz)
-        for _, p in self.parts[1:]:
-            out.extend(p.tolist(mpz))   # not a comprehension over every value: 30 ms a million
+        # Each piece's download and conversion on a thread of its own, as to_limbs reads: one
+        # device's rows cross the bus while another's convert (piece after piece, the second
+        # device's transfer waited for the first's conversion).
+        lists = [None] * len(self.parts)
+
+        def one(i):
+            lists[i] = self.parts[i][1].tolist(mpz)
+        _each_on_a_thread(one, len(self.parts))
+        out = lists[0]
+        for part in lists[1:]:
+            out.extend(part)            # not a comprehension over every value: 30 ms a million
         return out
 
     def sign(self) -> np.ndarray:
@@ -247,21 +255,27 @@ class SplitArray(BigIntArray):
 
 
 def _read_all(reads) -> None:
-    """ctx.get(data, dst) for every (ctx, data, dst), the devices at once: one plain thread per
-    device beyond the first (not the Devices' pool: this may run on one of its workers)."""
+    """ctx.get(data, dst) for every (ctx, data, dst), the devices at once."""
+    _each_on_a_thread(lambda i: reads[i][0].get(reads[i][1], reads[i][2]), len(reads))
+
+
+def _each_on_a_thread(fn, n: int) -> None:
+    """fn(i) for i in range(n) at once: one plain thread for each beyond the first, which runs
+    here (not the Devices' pool: this may run on one of its workers); the first error is
+    raised once all have ended."""
     threads, errors = [], []
 
-    def one(ctx, data, dst):
+    def one(i):
         try:
-            ctx.get(data, dst)
+            fn(i)
         except BaseException as e:       # re-raised in the calling thread
             errors.append(e)
-    for r in reads[1:]:
-        t = threading.Thread(target=one, args=r, name="clbig-gather")
+    for i in range(1, n):
+        t = threading.Thread(target=one, args=(i,), name="clbig-gather")
         t.start()
         threads.append(t)
-    if reads:
-        one(*reads[0])
+    if n:
+        one(0)
     for t in threads:
         t.join()
     if errors:
