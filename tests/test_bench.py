@@ -13,6 +13,7 @@ import pytest
 
 import clbig
 from clbig.bench import __main__ as bench_main
+from clbig.bench import cold as bench_cold
 from clbig.bench import report
 
 # --quick's scale and the cross-vendor notebook's small sizes and ops: kernels the suite builds anyway
@@ -244,3 +245,38 @@ def test_modular_rows_time_every_rep(monkeypatch):
                    mismatch=AssertionError)
     assert recs[0]["status"] == "ok", recs[0].get("note")
     assert recs[0]["reps"] >= 3 and recs[0]["per_second"] > 0 and recs[0]["checked"]
+
+
+# -- the cold-start bench's gmpy2 columns (clbig/bench/cold.py) ---------------------------------
+
+def test_rows_reproduce_each_row_by_row_familys_gmpy2_work():
+    """Rows of each family that a pool can share out give gmpy2's results of the whole inputs
+    (so the all-core column times the same work); a product tree and the modular check have
+    no rows."""
+    shared = []
+    for fam in bench_cold.FAMILIES:
+        if fam in ("powmod", "next_prime"):      # seconds of gmpy2 work, and no other shape
+            continue
+        x = bench_cold._inputs(fam)
+        rows = bench_cold._rows(fam, x)
+        if rows is None:
+            assert fam == "prod 256"
+            continue
+        assert bench_cold._gmpy2_rows(fam, rows) == bench_cold._run_gmpy2(fam, x), fam
+        shared.append(fam)
+    assert bench_cold._rows("modular check", None) is None
+    assert {"products", "divmod", "expression", "add loop", "gcdext"} <= set(shared)
+
+
+def test_all_core_column():
+    t, workers = bench_cold._gmpy2_all_cores("gcd", bench_cold._inputs("gcd"))
+    assert t > 0 and workers >= 1
+    assert bench_cold._gmpy2_all_cores("prod 256", bench_cold._inputs("prod 256"))[0] is None
+    d = {"first_s": 0.5, "second_s": 0.01, "gmpy2_s": 0.002, "gmpy2_all_s": 0.004, "workers": 16,
+         "import_s": 0.3, "builds": [], "exact": True}
+    table = bench_cold.cold_markdown([{"family": "gcd", "what": "w", "cold": d, "disk": d}], "dev", "now")
+    assert "| gmpy2 | gmpy2 all cores |" in table and "| 2.0 | 4.0 [16] | 300 | yes |" in table
+    d["gmpy2_all_s"] = None
+    warm = bench_cold.warm_markdown({"warmup_s": 1, "warmup_rc": 0, "rows": [{"family": "prod 256", "what": "w",
+                                                                        "after": d}]}, "dev", "now")
+    assert "| 2.0 | - | yes |" in warm

@@ -10,12 +10,14 @@ Each family runs in three states, each in a fresh process started by this one:
 - disk: a second fresh process on the caches the cold one filled (a user's next session);
 - warm: the same call again in the disk process (the operation's own cost).
 
-Each child also times the same work done by gmpy2 on one core (the user's alternative), and
-checks clbig's result against it. Import and context creation are timed once, apart. Nothing
+Each child also times the same work done by gmpy2 on one core (the user's alternative) and,
+where the work is row by row, on every core (bench.pools), and checks clbig's result against
+gmpy2's. Import and context creation are timed once, apart. Nothing
 is memoized between families beyond what the caches hold: each family starts from empty caches.
 """
 from __future__ import annotations
 
+import functools
 import json
 import os
 import subprocess
@@ -24,7 +26,7 @@ import tempfile
 import time
 
 from ..runtime import config
-from . import modcheck
+from . import modcheck, pools
 
 # Each family: (description, the clbig work, the gmpy2 work); both take the inputs made by
 # _inputs and return a list of Python ints to compare.
@@ -184,6 +186,36 @@ def _run_gmpy2(family: str, x):
     raise ValueError(family)
 
 
+def _rows(family: str, x):
+    """The family's inputs as rows that a pool can share out (its work is row by row), or
+    None (a product tree, the modular check's mixed calls)."""
+    if family in ("prod 256", "modular check"):
+        return None
+    if family == "expression":
+        a, b, c, m = x
+        return [(u, v, w, m) for u, v, w in zip(a, b, c)]
+    return list(x) if isinstance(x, list) else list(zip(*x))
+
+
+def _gmpy2_rows(family: str, rows: list) -> list:
+    """_run_gmpy2 of some of _rows' rows (top level: the pool pickles it)."""
+    if not rows or not isinstance(rows[0], tuple):
+        return _run_gmpy2(family, list(rows))
+    cols = tuple(map(list, zip(*rows)))
+    if family == "expression":
+        cols = cols[:3] + (cols[3][0],)
+    return _run_gmpy2(family, cols)
+
+
+def _gmpy2_all_cores(family: str, x) -> tuple:
+    """(seconds, workers) of the family's gmpy2 work on every core (bench.pools), or (None, n)."""
+    workers = os.cpu_count() or 1
+    rows = _rows(family, x)
+    if rows is None:
+        return None, workers
+    return pools.pool_map(functools.partial(_gmpy2_rows, family), rows, workers)[1], workers
+
+
 def child(family: str) -> dict:
     """In a fresh process: import and context, the family's first and second calls, gmpy2's
     time, and whether the results agree."""
@@ -204,8 +236,9 @@ def child(family: str) -> dict:
     t0 = time.perf_counter()
     want = _run_gmpy2(family, x)
     g = time.perf_counter() - t0
+    g_all, workers = _gmpy2_all_cores(family, x)
     return {"family": family, "import_s": t_import, "first_s": first, "second_s": second,
-            "gmpy2_s": g, "exact": got == want and again == want,
+            "gmpy2_s": g, "gmpy2_all_s": g_all, "workers": workers, "exact": got == want and again == want,
             "device": clbig.current_context().name, "builds": [f"{t}:{k}" for t, k in built]}
 
 
@@ -268,16 +301,23 @@ def warm_markdown(res: dict, device: str, when: str) -> str:
            f"The warm-up (its defaults, empty caches): {res['warmup_s']:.0f} s, exit {res['warmup_rc']}. "
            "Then each family in a fresh process on those caches. Milliseconds; builds: kernels "
            "the first call still compiled.", "",
-           "| family | what | first call | builds | warm | gmpy2 | exact |",
-           "| --- | --- | ---: | ---: | ---: | ---: | --- |"]
+           "| family | what | first call | builds | warm | gmpy2 | gmpy2 all cores | exact |",
+           "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |"]
     for r in res["rows"]:
         a = r["after"]
         if "error" in a:
-            out.append(f"| {r['family']} | {r['what']} | error: {a['error']} | | | | |")
+            out.append(f"| {r['family']} | {r['what']} | error: {a['error']} | | | | | |")
             continue
         out.append(f"| {r['family']} | {r['what']} | {_ms(a['first_s'])} | {len(a['builds'])} | "
-                   f"{_ms(a['second_s'])} | {_ms(a['gmpy2_s'])} | {'yes' if a['exact'] else 'NO'} |")
+                   f"{_ms(a['second_s'])} | {_ms(a['gmpy2_s'])} | {_all_cores(a)} | "
+                   f"{'yes' if a['exact'] else 'NO'} |")
     return "\n".join(out) + "\n"
+
+
+def _all_cores(d: dict) -> str:
+    """The gmpy2-on-every-core cell: ms [workers], or - where the work is not row by row."""
+    g = d.get("gmpy2_all_s")
+    return "-" if g is None else f"{_ms(g)} [{d.get('workers')}]"
 
 
 def _ms(v) -> str:
@@ -288,18 +328,20 @@ def cold_markdown(rows: list, device: str, when: str) -> str:
     out = [f"# Cold start: first calls ({device}, {when})", "",
            "Milliseconds. cold: a fresh process with empty kernel caches; disk: a second fresh "
            "process on those caches; warm: the same call again in that process; gmpy2: the "
-           "same work on one core. import: `import clbig` and the context, apart; builds: the "
-           "kernels the cold call compiled; cold / warm: the issue's ratio.", "",
-           "| family | what | cold | builds | disk | warm | cold / warm | gmpy2 | import | exact |",
-           "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
+           "same work on one core, and on every core [processes] (rows shared out to a pool, "
+           "the items sent and the results received included; - where the work is not row by "
+           "row). import: `import clbig` and the context, apart; builds: the kernels the cold "
+           "call compiled; cold / warm: the issue's ratio.", "",
+           "| family | what | cold | builds | disk | warm | cold / warm | gmpy2 | gmpy2 all cores | import | exact |",
+           "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
     for r in rows:
         c, d = r["cold"], r["disk"]
         if "error" in c or "error" in d:
-            out.append(f"| {r['family']} | {r['what']} | error: {(c.get('error') or d.get('error'))} | | | | | | | |")
+            out.append(f"| {r['family']} | {r['what']} | error: {(c.get('error') or d.get('error'))} | | | | | | | | |")
             continue
         out.append(f"| {r['family']} | {r['what']} | {_ms(c['first_s'])} | {len(c['builds'])} | "
                    f"{_ms(d['first_s'])} | {_ms(d['second_s'])} | {c['first_s'] / d['second_s']:.1f}x | "
-                   f"{_ms(d['gmpy2_s'])} | {_ms(c['import_s'])} | "
+                   f"{_ms(d['gmpy2_s'])} | {_all_cores(d)} | {_ms(c['import_s'])} | "
                    f"{'yes' if c['exact'] and d['exact'] else 'NO'} |")
     return "\n".join(out) + "\n"
 

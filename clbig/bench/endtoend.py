@@ -15,7 +15,6 @@ The rows of clbig.crypto's schemes (Paillier beside phe, RSA blind signing) run 
 from __future__ import annotations
 
 import dataclasses
-import multiprocessing
 import os
 import random
 import time
@@ -29,7 +28,7 @@ from clbig.mpn import convert
 from clbig.mpz.array import limbs_to_ints
 from clbig.scale import stream
 
-from . import schemes
+from . import pools, schemes
 
 mpz = gmpy2.mpz
 
@@ -304,18 +303,10 @@ def _gmpy2_one_core(fn, rows, budget: float):
 
 
 def _gmpy2_pool(fn, rows, budget_rows: int, workers: int, initargs=()):
-    """fn over rows[:budget_rows] in a process pool of `workers` (fork), chunks of rows each
-    worker takes in turn; the time includes sending the ints and receiving the results."""
+    """fn over rows[:budget_rows] on `workers` processes (pools.pool_map): (results, rows, s)."""
     rows = rows[:budget_rows]
-    size = max(1, len(rows) // (workers * 8))
-    chunks = [rows[i:i + size] for i in range(0, len(rows), size)]
-    ctxm = multiprocessing.get_context("fork")
-    with ctxm.Pool(workers, initializer=_pool_init if initargs else None, initargs=initargs) as pool:
-        pool.map(fn, chunks[:workers])                      # the workers are up and warm
-        t0 = time.perf_counter()
-        parts = pool.map(fn, chunks)
-        t = time.perf_counter() - t0
-    return [x for p in parts for x in p], len(rows), t
+    out, t = pools.pool_map(fn, rows, workers, _pool_init if initargs else None, initargs)
+    return out, len(rows), t
 
 
 def run_e2e(ctx, keys=None, quick: bool = False, scale: int = 0, gmpy2_seconds: float = 5.0,

@@ -16,12 +16,13 @@ leaves nothing to compare them with), equality for the rest.
 from __future__ import annotations
 
 import dataclasses
-import multiprocessing
 import random
 import time
 from typing import Callable
 
 import gmpy2
+
+from . import pools
 
 CPU_SECONDS = 20.0   # clbig's time per row on a CPU device without --quick
 SAMPLE = 64          # encryptions phe decrypts to check clbig's
@@ -222,14 +223,10 @@ def _one_core(fn, items, seconds: float):
 
 
 def _pool(fn, items, workers: int):
-    """fn over items in a pool of `workers` processes (fork: the keys are inherited), eight
-    chunks a worker; the time includes sending the items and receiving the results."""
-    size = max(1, len(items) // (workers * 8))
-    chunks = [items[i:i + size] for i in range(0, len(items), size)]
-    with multiprocessing.get_context("fork").Pool(workers) as pool:
-        pool.map(fn, chunks[:workers])            # the workers are up and warm
-        parts, t = _timed(lambda: pool.map(fn, chunks))
-    return [x for p in parts for x in p], len(items), t
+    """fn over items on `workers` processes (pools.pool_map; fork: the keys are inherited):
+    (results, items, seconds)."""
+    out, t = pools.pool_map(fn, items, workers)
+    return out, len(items), t
 
 
 def _reference_name(needs: str) -> str:
