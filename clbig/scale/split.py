@@ -261,17 +261,22 @@ def _read_all(reads) -> None:
 
 def _each_on_a_thread(fn, n: int) -> None:
     """fn(i) for i in range(n) at once: one plain thread for each beyond the first, which runs
-    here (not the Devices' pool: this may run on one of its workers); the first error is
-    raised once all have ended."""
+    here (not the Devices' pool: this may run on one of its workers), recording into the
+    caller's open profiles; the first error is raised once all have ended."""
     threads, errors = [], []
+    watchers = profiling.active()
 
     def one(i):
         try:
             fn(i)
         except BaseException as e:       # re-raised in the calling thread
             errors.append(e)
+
+    def adopted(i):
+        with profiling.adopted(watchers):
+            one(i)
     for i in range(1, n):
-        t = threading.Thread(target=one, args=(i,), name="clbig-gather")
+        t = threading.Thread(target=adopted, args=(i,), name="clbig-gather")
         t.start()
         threads.append(t)
     if n:
