@@ -528,6 +528,32 @@ def test_mpz_made_directly_on_the_threads(rng, monkeypatch):
         _limbs.unpack_mpz(limbs, 41, limbs.shape[1], neg[:40])
 
 
+_UNKNOWN_GMPY2 = """
+import gmpy2
+gmpy2.version = lambda: "2.9.0"           # a gmpy2 whose C API nobody has read
+from clbig.mpn import convert, _limbs
+import numpy as np
+assert not _limbs.mpz_direct() and not convert.mpz_direct()
+vals = [3**300, -(2**64), 0, 5]
+limbs, _, neg = convert.from_ints(vals, 512)
+got = convert.to_ints(limbs, neg, mpz=True)
+assert got == vals and {type(g) for g in got} == {type(gmpy2.mpz(0))}
+print("ok")
+"""
+
+
+def test_mpz_made_from_ints_under_a_gmpy2_version_not_read():
+    """A gmpy2 other than 2.2 and 2.3 keeps the old path (an int each, then mpz): its
+    constructor might use the context the direct path passes as NULL. Exact either way."""
+    if not convert.native():
+        pytest.skip("the C extension is not built here")
+    import subprocess
+    res = subprocess.run([sys.executable, "-c", _UNKNOWN_GMPY2], capture_output=True, text=True,
+                         timeout=120, cwd=tempfile.gettempdir())
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert res.stdout.split() == ["ok"]
+
+
 def test_posix_builds_run_native_threads():
     """The extension's own threads exist wherever there are POSIX threads (a build without
     them would fall back to the Python pool, several times slower, without a word)."""

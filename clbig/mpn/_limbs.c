@@ -1224,9 +1224,10 @@ done:
  * the list is made. GMP's mpz_realloc2 is found where gmpy2's GMP is (dlsym on gmpy2's module,
  * which searches its dependencies). Where GMP's memory functions are its own defaults (malloc),
  * the threads also size the limbs; another allocator (set by some program, asked at each call)
- * keeps that with the lock held. The layout read (gmpy2.h's MPZ_Object, gmp.h's __mpz_struct with 64-bit limbs)
- * is checked on gmpy2's own mpz first, and mpz_direct() is false where anything differs or is
- * missing: then convert.py keeps the old path. */
+ * keeps that with the lock held. The layout read (gmpy2.h's MPZ_Object, gmp.h's __mpz_struct
+ * with 64-bit limbs) is taken for gmpy2 2.2 and 2.3 only (gmpy2_version_known) and checked on
+ * gmpy2's own mpz first; mpz_direct() is false where anything differs or is missing: then
+ * convert.py keeps the old path. */
 #if NATIVE_THREADS && RAW_INTS
 #define MPZ_DIRECT 1
 #include <dlfcn.h>
@@ -1283,9 +1284,28 @@ mpz_reads_as(PyObject *v, int size, const uint64_t *want)
     return 1;
 }
 
+/* Whether gmpy2 is a version whose GMPy_MPZ_New (entry 11 of its C API) ignores its context
+ * argument and whose MPZ_Object is laid out as above: 2.2 and 2.3, read in their sources. A
+ * later version keeps the old path until it is read too (a constructor that used the context
+ * would be called with NULL). */
+static int
+gmpy2_version_known(void)
+{
+    PyObject *mod = PyImport_ImportModule("gmpy2");
+    PyObject *ver = mod != NULL ? PyObject_CallMethod(mod, "version", NULL) : NULL;
+    const char *v = ver != NULL && PyUnicode_Check(ver) ? PyUnicode_AsUTF8(ver) : NULL;
+    int known = v != NULL && (strncmp(v, "2.2.", 4) == 0 || strncmp(v, "2.3.", 4) == 0);
+    Py_XDECREF(ver);
+    Py_XDECREF(mod);
+    PyErr_Clear();
+    return known;
+}
+
 static int
 mpz_setup(void)
 {
+    if (!gmpy2_version_known())
+        return -1;
     void **api = PyCapsule_Import("gmpy2._C_API", 0);
     if (api == NULL) {
         PyErr_Clear();
