@@ -401,6 +401,21 @@ run_tasks(int threads, Py_ssize_t tasks, task_fn fn, void *job)
         fn(job, t);
 }
 
+/* run_tasks over the items of seq (a list or tuple): a tuple's with the interpreter lock
+ * released (its references keep the ints alive, and ints never change), a list's with it held
+ * (no Python code can change the list meanwhile). */
+static void
+run_tasks_on(PyObject *seq, int threads, Py_ssize_t tasks, task_fn fn, void *job)
+{
+    if (PyTuple_CheckExact(seq)) {
+        Py_BEGIN_ALLOW_THREADS
+        run_tasks(threads, tasks, fn, job);
+        Py_END_ALLOW_THREADS
+    } else {
+        run_tasks(threads, tasks, fn, job);
+    }
+}
+
 /* Tasks for `rows` rows: at least one, at most one a row. */
 static inline Py_ssize_t
 clamp_tasks(Py_ssize_t tasks, Py_ssize_t rows)
@@ -603,13 +618,7 @@ scan_ints(PyObject *self, PyObject *args)
     struct scan_job job = {PySequence_Fast_ITEMS(seq), (unsigned char *)nv.buf,
                            ov.obj != NULL ? (unsigned char *)ov.buf : NULL, m, start, stop, tasks,
                            bits, parts};
-    if (PyTuple_CheckExact(seq)) {
-        Py_BEGIN_ALLOW_THREADS
-        run_tasks(threads, tasks, scan_task, &job);
-        Py_END_ALLOW_THREADS
-    } else {
-        run_tasks(threads, tasks, scan_task, &job);   /* the lock held: the list stays as it is */
-    }
+    run_tasks_on(seq, threads, tasks, scan_task, &job);
     uint64_t maxbits = 0;
     Py_ssize_t negatives = 0, bad = -1;
     for (Py_ssize_t t = 0; t < tasks; t++) {
@@ -757,13 +766,7 @@ pack(PyObject *self, PyObject *args)
     }
     PyObject **items = PySequence_Fast_ITEMS(seq);
     struct pack_job job = {items, (unsigned char *)view.buf, m, first, start, stop, tasks, bads};
-    if (PyTuple_CheckExact(seq)) {
-        Py_BEGIN_ALLOW_THREADS
-        run_tasks(threads, tasks, pack_task, &job);
-        Py_END_ALLOW_THREADS
-    } else {
-        run_tasks(exact ? threads : 1, tasks, pack_task, &job);
-    }
+    run_tasks_on(seq, exact ? threads : 1, tasks, pack_task, &job);
     Py_ssize_t bad = -1;
     for (Py_ssize_t t = 0; t < tasks && bad < 0; t++)
         bad = bads[t];

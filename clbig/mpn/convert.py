@@ -102,11 +102,17 @@ def describe() -> str:
             f"({config.var('CONVERT_THREADS')}) of {how}; {made}; {mpz}")
 
 
+#: Values around every digit (30 bits) and limb (32, 64 bits) edge, signed, below 2^512: the
+#: extension's checks against Python's and gmpy2's own conversions at first use.
+EDGE_VALUES = [0, 1, -1, 2**30 - 1, 2**30, 2**32 - 1, 2**32, -(2**32), 2**63, -(2**63),
+               2**64 - 1, -(2**64 - 1), -(2**64), 2**64 + 5, 3**200, -(3**200), (1 << 480) - 1,
+               2**479 + 12345]
+
+
 def _self_check() -> bool:
     """The extension against int.to_bytes/from_bytes on values around every digit and limb
     edge; a disagreement (an interpreter whose int layout it misreads) disables it."""
-    vals = [0, 1, -1, 2**30 - 1, 2**30, 2**32 - 1, -(2**32), 2**63, -(2**63), 2**64 - 1,
-            -(2**64 - 1), 3**200, -(3**200), (1 << 480) - 1, 2**479 + 12345]
+    vals = EDGE_VALUES
     try:
         m = 16
         out = np.empty((len(vals), m), np.uint32)
@@ -269,8 +275,7 @@ def mpz_direct() -> bool:
     if _mpz_direct is None:
         ok = bool(getattr(_limbs, "mpz_direct", bool)())
         if ok:
-            vals = [0, 1, -1, 2**32 - 1, 2**32, -(2**63), 2**64 - 1, -(2**64), 2**64 + 5,
-                    3**200, -(3**200), (1 << 480) - 1]
+            vals = EDGE_VALUES
             limbs = pack_magnitudes(list(map(abs, vals)), 16)
             neg = np.array([v < 0 for v in vals])
             got = _limbs.unpack_mpz(limbs, len(vals), 16, neg)
