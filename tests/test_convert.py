@@ -417,6 +417,34 @@ def test_deferred_fill_checks_its_list(rng):
         _limbs.unpack_fill(lst, limbs, 7, 10, None)
 
 
+@pytest.mark.parametrize("pure", PATHS)
+def test_joined_hands_the_values_over(rng, pure, monkeypatch):
+    """convert.joined (tolist's chunks, a split array's pieces): the values in order, each part
+    left empty, every value's reference count as it was (no leak, none freed early); the C
+    move refuses a slot already taken, a range past the end and one list twice."""
+    monkeypatch.setattr(convert, "PURE", pure)
+    parts = [[rng.getrandbits(2048) for _ in range(k)] for k in (5, 0, 1, 7)]
+    want = [v for p in parts for v in p]
+    counts = [sys.getrefcount(v) for v in want]
+    got = convert.joined(parts)
+    assert got == want and all(p == [] for p in parts)
+    assert [sys.getrefcount(v) for v in want] == counts
+    assert convert.joined([[]]) == [] and convert.joined([[3]]) == [3]
+    if pure or not convert.native():
+        return
+    from clbig.mpn import _limbs
+    dst = [None, 1, None]
+    with pytest.raises(ValueError, match="item 1 of the list is taken"):
+        _limbs.move_into(dst, 0, [7, 8])
+    with pytest.raises(ValueError, match="2 items at 2 of a list of 3"):
+        _limbs.move_into(dst, 2, [7, 8])
+    with pytest.raises(TypeError, match="two distinct lists"):
+        _limbs.move_into(dst, 0, dst)
+    src = [2**300]
+    _limbs.move_into(dst, 2, src)
+    assert dst == [None, 1, 2**300] and src == []
+
+
 def test_converting_while_other_threads_mutate_lists(rng, threaded):
     """Conversions on several threads stay exact while other Python threads replace, append
     and drop ints in other lists (the ints read without the interpreter lock are held by

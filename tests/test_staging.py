@@ -141,6 +141,7 @@ def test_staged_lists_over_several_devices(ctx, rng, counted, monkeypatch):
         assert sorted(packed) == [(r0 + a, min(r0 + a + 3, r1)) for r0, r1 in pieces   # 3-row chunks
                                   for a in range(0, r1 - r0, 3)]
         assert x.tolist() == vals and (x * x).tolist() == [v * v for v in vals]
+        assert x.tolist(mpz=True) == list(map(gmpy2.mpz, vals))
 
 
 def test_staged_lists_from_several_threads(ctx, rng, counted, monkeypatch):

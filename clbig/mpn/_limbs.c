@@ -1217,6 +1217,42 @@ done:
     return res;
 }
 
+/* move_into(dst, at, src): the items of the list src into dst[at:at + len(src)], where dst
+ * holds None; src is left empty. The items change hands with their reference counts as they
+ * are: a list made of pieces (list(chain(parts)), or extend) touches every object twice, an
+ * increment then the piece's decrement, and each of those big ints lies in memory of its own
+ * (10 ms a million on the 2-core Xeon, a tenth of an H200's list -> list products). dst's
+ * slots are all checked to be None first, so releasing them runs no code. */
+static PyObject *
+move_into(PyObject *self, PyObject *args)
+{
+    PyObject *dst, *src;
+    Py_ssize_t at;
+    if (!PyArg_ParseTuple(args, "O!nO!:move_into", &PyList_Type, &dst, &at, &PyList_Type, &src))
+        return NULL;
+    if (!PyList_CheckExact(dst) || !PyList_CheckExact(src) || dst == src) {
+        PyErr_SetString(PyExc_TypeError, "move_into: two distinct lists (not subclasses)");
+        return NULL;
+    }
+    Py_ssize_t k = PyList_GET_SIZE(src);
+    if (at < 0 || at > PyList_GET_SIZE(dst) - k) {
+        PyErr_Format(PyExc_ValueError, "move_into: %zd items at %zd of a list of %zd", k, at,
+                     PyList_GET_SIZE(dst));
+        return NULL;
+    }
+    PyObject **d = ((PyListObject *)dst)->ob_item + at, **s = ((PyListObject *)src)->ob_item;
+    for (Py_ssize_t j = 0; j < k; j++)
+        if (d[j] != Py_None) {
+            PyErr_Format(PyExc_ValueError, "move_into: item %zd of the list is taken", at + j);
+            return NULL;
+        }
+    memcpy(d, s, (size_t)k * sizeof(PyObject *));
+    Py_SET_SIZE(src, 0);              /* its items are dst's now: its memory is freed with it */
+    for (Py_ssize_t j = 0; j < k; j++)
+        Py_DECREF(Py_None);
+    Py_RETURN_NONE;
+}
+
 /* -- gmpy2's mpz made on the threads ----------------------------------------------------
  *
  * tolist(mpz=True) made each mpz from an int on one thread, the interpreter lock held: about
@@ -1496,6 +1532,7 @@ static PyMethodDef methods[] = {
 #endif
     {"raw_ints", raw_ints, METH_NOARGS, "raw_ints() -> whether unpack(..., raw=True) makes ints without the lock"},
     {"unpack_fill", unpack_fill, METH_VARARGS, "unpack_fill(list, buf, n, m, neg[, start, stop]): unpack's deferred digits"},
+    {"move_into", move_into, METH_VARARGS, "move_into(dst, at, src): src's items into dst[at:], where dst holds None; src left empty"},
     {NULL, NULL, 0, NULL},
 };
 

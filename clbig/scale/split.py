@@ -196,15 +196,16 @@ class SplitArray(BigIntArray):
         # Each piece's download and conversion on a thread of its own, as to_limbs reads: one
         # device's rows cross the bus while another's convert (piece after piece, the second
         # device's transfer waited for the first's conversion).
+        # Each piece's chunks are joined once, with all the others' (convert.joined: the
+        # values change hands untouched; a list per piece extended into the first touched
+        # each value twice more, 5 ms a million).
         lists = [None] * len(self.parts)
 
         def one(i):
-            lists[i] = self.parts[i][1].tolist(mpz)
+            p = self.parts[i][1]
+            lists[i] = p.value_parts(mpz) if isinstance(p, BigIntArray) else [p.tolist(mpz)]
         _each_on_a_thread(one, len(self.parts))
-        out = lists[0]
-        for part in lists[1:]:
-            out.extend(part)            # not a comprehension over every value: 30 ms a million
-        return out
+        return convert.joined([part for parts in lists for part in parts])
 
     def sign(self) -> np.ndarray:
         """-1, 0 or 1 per element, numpy int8 (`BigIntArray.sign`)."""
