@@ -113,7 +113,8 @@ def test_staged_lists(ctx, rng, counted, monkeypatch, n, chunk):
 
 def test_staged_lists_on_threads(ctx, rng, counted, monkeypatch):
     """A chunk's rows split over the conversion threads (tiny thread ranges forced), with
-    mpz and numpy values among the ints (the scan converts those)."""
+    mpz and numpy values among the ints: the one pass stops at the first chunk, and the scan
+    converts them (two uploads begun)."""
     from clbig.mpn import convert
     monkeypatch.setattr(convert, "THREAD_LIMBS", 8)
     monkeypatch.setenv("CLBIG_CONVERT_THREADS", "3")
@@ -121,12 +122,46 @@ def test_staged_lists_on_threads(ctx, rng, counted, monkeypatch):
     vals = _signed(rng, 37)
     vals[4], vals[5] = gmpy2.mpz(vals[4]), np.int64(-12345)
     x = clbig.array(vals, bits=2048)
-    assert x.tolist() == [int(v) for v in vals] and counted["upload"] == 1
+    assert x.tolist() == [int(v) for v in vals] and counted["upload"] == 2
+
+
+@pytest.mark.parametrize("devices", [1, 2])
+def test_a_capacity_reads_each_int_once(ctx, rng, counted, monkeypatch, devices):
+    """clbig.array with a capacity, on one device or spread over two (here the same one
+    twice): each int checked and packed in one pass, chunk by chunk, no scan; signs and edges
+    kept. A value the pass does not take, in the last chunk (an mpz, one too wide, a float):
+    the scan then converts it, or names it."""
+    from clbig.mpn import convert
+    if not convert.packs_in_one_pass():
+        pytest.skip("no one-pass packing here (no extension, or a Python pool of threads)")
+    scans, passes = [], []
+    real_scan, real_pass = convert.scan, convert.scan_pack_range
+    monkeypatch.setattr(convert, "scan", lambda *a, **k: (scans.append(1), real_scan(*a, **k))[1])
+    monkeypatch.setattr(convert, "scan_pack_range",
+                        lambda v, sg, b, out, a, z: (passes.append((a, z)), real_pass(v, sg, b, out, a, z))[1])
+    monkeypatch.setenv("CLBIG_STAGING_CHUNK", str(3 * ROW + 4))
+    vals = _signed(rng, 23)
+    where = clbig.Context([ctx, ctx]) if devices == 2 else ctx
+    with where:
+        x = clbig.array(vals, bits=2048)
+        assert scans == [] and counted["upload"] == devices and sorted(passes)[0][0] == 0
+        assert sum(z - a for a, z in passes) == 23 and all(z - a <= 3 for a, z in passes)
+        assert x.tolist() == vals and (x * 3).tolist() == [3 * v for v in vals]
+        for bad, check in ((gmpy2.mpz(-5), None), (2 ** 2048, (OverflowError, "element 22")),
+                           (1.5, (TypeError, "element 22"))):
+            scans.clear()
+            if check is None:
+                assert clbig.array(vals[:22] + [bad], bits=2048).tolist() == vals[:22] + [-5]
+            else:
+                with pytest.raises(check[0], match=check[1]):
+                    clbig.array(vals[:22] + [bad], bits=2048)
+            assert scans == [1]
 
 
 def test_staged_lists_over_several_devices(ctx, rng, counted, monkeypatch):
-    """A list spread over two devices (here the same one twice): scanned once, each device's
-    rows packed from their offset straight into its staging buffers, signs and mpz kept."""
+    """A list spread over two devices (here the same one twice) with an mpz among its ints:
+    the one pass stops, then the batch is scanned once and each device's rows packed from
+    their offset straight into its staging buffers, signs and mpz kept."""
     from clbig.mpn import convert
     packed = []
     real = convert.pack_range
@@ -137,7 +172,7 @@ def test_staged_lists_over_several_devices(ctx, rng, counted, monkeypatch):
     with clbig.Context([ctx, ctx]):
         x = clbig.array(vals, bits=2048)
         pieces = [(r0, r1) for _, r0, r1 in x.placement]
-        assert len(pieces) == 2 and counted["upload"] == 2
+        assert len(pieces) == 2 and counted["upload"] == 4
         assert sorted(packed) == [(r0 + a, min(r0 + a + 3, r1)) for r0, r1 in pieces   # 3-row chunks
                                   for a in range(0, r1 - r0, 3)]
         assert x.tolist() == vals and (x * x).tolist() == [v * v for v in vals]

@@ -11,7 +11,7 @@
  *
  * Functions (clbig/mpn/convert.py wraps them; see there for the Python-level contract):
  *   scan(seq, check[, mpz]) -> (max_bits, neg, conv)
- *   scan_ints(seq, negs, start, stop[, out, m, bits[, threads, tasks]]) -> (max_bits, negatives,
+ *   scan_ints(seq, negs, start, stop[, out, m, bits[, threads, tasks[, base]]]) -> (max_bits, negatives,
  *                                        bad): scan's common case; with out, packing as it scans
  *   pack(seq, out, m[, start, stop[, base[, threads, tasks]]]) -> None, fills rows [start, stop)
  *                                        of out (n*m uint32, or whole rows from row base;
@@ -19,6 +19,7 @@
  *   unpack(buf, n, m, neg, make[, start, stop[, defer[, raw[, threads, tasks]]]]) -> list of the
  *                                        ints of rows [start, stop)
  *   unpack_fill(list, buf, n, m, neg[, start, stop]) -> None: the digits unpack(..., defer) left
+ *   move_into(dst, at, src) -> None: src's items into dst[at:] (None there), src left empty
  *   threads() -> whether threads > 1 runs on native threads here
  *   unpack_mpz(buf, n, m, neg[, start, stop[, threads, tasks]]) -> list of gmpy2 mpz, where
  *                                        mpz_direct() (see "gmpy2's mpz made on the threads")
@@ -506,11 +507,12 @@ done:
 
 static void pack_one(PyObject *v, Py_ssize_t nd, unsigned char *out, Py_ssize_t m);
 
-/* scan_ints(seq, negs, start, stop[, out, m, bits[, threads, tasks]]): scan's common case
+/* scan_ints(seq, negs, start, stop[, out, m, bits[, threads, tasks[, base]]]): scan's common case
  * without Python code per item, so that threads can share a large batch: items
  * start..stop-1 of the list or tuple seq, each of which must be an exact int. Writes 1 into
  * the writable buffer negs (len(seq) bytes) where a value is negative, 0 elsewhere. With out
- * (a writable C-contiguous buffer of len(seq) rows of m limbs), each magnitude is also packed
+ * (a writable C-contiguous buffer of len(seq) rows of m limbs, or with base of the rows from
+ * base on that it has room for: a staging buffer's chunk), each magnitude is also packed
  * into its row as it is scanned, and one of more than `bits` bits stops its range as a bad
  * item does: where the capacity is known, one pass reads each int instead of a scan and then
  * a pack. The items are split into `tasks` ranges run on `threads` native threads (see
@@ -529,6 +531,7 @@ struct scan_job {
     Py_ssize_t m, start, stop, tasks;
     uint64_t bits;
     struct scan_part *parts;           /* one per task */
+    Py_ssize_t base;                   /* the row at rows */
 };
 
 static void
@@ -556,7 +559,7 @@ scan_task(void *arg, Py_ssize_t t)
                 bad = i;
                 break;
             }
-            pack_one(v, digit_count(v, &neg), j->rows + (size_t)i * (size_t)j->m * 4, j->m);
+            pack_one(v, digit_count(v, &neg), j->rows + (size_t)(i - j->base) * (size_t)j->m * 4, j->m);
         }
     }
     j->parts[t] = (struct scan_part){maxbits, negatives, bad};
@@ -566,12 +569,12 @@ static PyObject *
 scan_ints(PyObject *self, PyObject *args)
 {
     PyObject *seq, *negobj, *outobj = Py_None;
-    Py_ssize_t start, stop, m = 0, tasks = 1;
+    Py_ssize_t start, stop, m = 0, tasks = 1, base = -1;
     unsigned long long bits = 0;
     int threads = 1;
     Py_buffer nv, ov;
-    if (!PyArg_ParseTuple(args, "OOnn|OnKin:scan_ints", &seq, &negobj, &start, &stop,
-                          &outobj, &m, &bits, &threads, &tasks))
+    if (!PyArg_ParseTuple(args, "OOnn|OnKinn:scan_ints", &seq, &negobj, &start, &stop,
+                          &outobj, &m, &bits, &threads, &tasks, &base))
         return NULL;
     if (!PyTuple_CheckExact(seq) && !PyList_CheckExact(seq)) {
         PyErr_Format(PyExc_TypeError, "scan_ints: a list or tuple, not %.100s", Py_TYPE(seq)->tp_name);
@@ -592,13 +595,24 @@ scan_ints(PyObject *self, PyObject *args)
         }
         if (PyObject_GetBuffer(outobj, &ov, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0)
             return NULL;
-        if (ov.len != n * m * 4) {
+        /* out holds every row, or (base given) rows base.. of as many as it has room for,
+         * among them start..stop-1: a staging buffer's chunk */
+        Py_ssize_t rows = base < 0 ? n : ov.len / (m * 4);
+        if (base < 0 && ov.len != n * m * 4) {
             PyErr_Format(PyExc_ValueError, "scan_ints: out holds %zd bytes, not %zd rows of %zd limbs",
                          ov.len, n, m);
             PyBuffer_Release(&ov);
             return NULL;
         }
+        if (base >= 0 && (ov.len != rows * m * 4 || start < base || stop > base + rows)) {
+            PyErr_Format(PyExc_ValueError, "scan_ints: out holds %zd bytes, not rows [%zd, %zd) of %zd "
+                         "limbs from row %zd", ov.len, start, stop, m, base);
+            PyBuffer_Release(&ov);
+            return NULL;
+        }
     }
+    if (base < 0)
+        base = 0;
     if (PyObject_GetBuffer(negobj, &nv, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0) {
         if (ov.obj != NULL)
             PyBuffer_Release(&ov);
@@ -617,7 +631,7 @@ scan_ints(PyObject *self, PyObject *args)
     }
     struct scan_job job = {PySequence_Fast_ITEMS(seq), (unsigned char *)nv.buf,
                            ov.obj != NULL ? (unsigned char *)ov.buf : NULL, m, start, stop, tasks,
-                           bits, parts};
+                           bits, parts, base};
     run_tasks_on(seq, threads, tasks, scan_task, &job);
     uint64_t maxbits = 0;
     Py_ssize_t negatives = 0, bad = -1;
@@ -1519,7 +1533,7 @@ native_threads(PyObject *self, PyObject *noargs)
 static PyMethodDef methods[] = {
     {"scan", scan, METH_VARARGS, "scan(seq, check[, mpz]) -> (max_bits, neg, conv)"},
     {"scan_ints", scan_ints, METH_VARARGS,
-     "scan_ints(seq, negs, start, stop[, out, m, bits[, threads, tasks]]) -> (max_bits, negatives, bad)"},
+     "scan_ints(seq, negs, start, stop[, out, m, bits[, threads, tasks[, base]]]) -> (max_bits, negatives, bad)"},
     {"pack", pack, METH_VARARGS,
      "pack(seq, out, m[, start, stop[, base[, threads, tasks]]]): magnitudes of seq into out as m limbs each"},
     {"unpack", unpack, METH_VARARGS,

@@ -615,6 +615,31 @@ def _scan_pack_threads(values, bits: int):
     return out, bits, neg
 
 
+def packs_in_one_pass() -> bool:
+    """Whether scan_pack_range runs here: the extension with native threads, or one thread
+    (a Python pool of threads reads a tuple, which a pass over a list in place cannot be)."""
+    return native() and (native_threads() or threads() < 2)
+
+
+def scan_pack_range(values: list, negs: np.ndarray, bits: int, out: np.ndarray, start: int,
+                    stop: int) -> bool:
+    """Items start..stop-1 of `values` (a list its caller owns, read in place) checked and
+    packed in one pass into `out`, a writable C-contiguous (stop - start, limbs_for(bits))
+    uint32 array (a staging buffer's chunk), their signs into negs[start:stop] (uint8, one per
+    value): clbig.array with a capacity reads each int once, not in a scan and then a pack.
+    False, the rows' contents undefined, where some value is not an exact int or has more
+    than `bits` bits: the caller then takes the full scan, which converts or names it. Only
+    where packs_in_one_pass()."""
+    m, k = limbs_for(bits), stop - start
+    t = threads() if native_threads() else 1
+    work = k * (m + VALUE_LIMBS)
+    tasks = len(_scan_ranges(k, t, work)) if t > 1 and work >= NATIVE_PACK_WORK and k >= NATIVE_PACK_MIN else 1
+    _, _, bad = _limbs.scan_ints(values, negs, start, stop, out, m, bits, t if tasks > 1 else 1, tasks, start)
+    if not np.little_endian:
+        out.byteswap(inplace=True)   # the extension writes little-endian limbs
+    return bad < 0
+
+
 # -- limbs to ints ---------------------------------------------------------------------------
 
 def to_ints(limbs, neg=None, mpz: bool = False, pure: bool | None = None) -> list:

@@ -879,15 +879,47 @@ def array(values: Operand, bits: int | None = None, ctx: Context | None = None) 
     ctx = check_context(ctx) or current_context()
     if getattr(ctx, "is_multi", False):   # several devices: rows spread over them
         return hooks.several().array(values, bits, ctx)
-    try:
-        s = convert.scan(values, bits, owned=True)     # value_list's copy: read in place
-    except TypeError:
-        _one_dimension(values)
-        raise
-    x = scanned_rows(ctx, s, 0, len(s))
-    if hostrows.keeps(ctx, s.vals, s.bits):
-        x._values = list(s.vals)
+    x = None if bits is None else packed_rows(ctx, values, check_bits(bits), np.empty(len(values), np.uint8),
+                                              0, len(values))
+    if x is None:
+        try:
+            s = convert.scan(values, bits, owned=True)     # value_list's copy: read in place
+        except TypeError:
+            _one_dimension(values)
+            raise
+        x = scanned_rows(ctx, s, 0, len(s))
+        values = s.vals
+    if hostrows.keeps(ctx, values, x.bits):
+        x._values = list(values)
     return x
+
+
+def packed_rows(ctx: Context, values: list, bits: int, signs: np.ndarray, r0: int, r1: int):
+    """Rows r0..r1-1 of a batch of exact ints (`values`: a list only clbig holds) as a
+    BigIntArray of ctx, each int read once: checked and packed straight into the staging
+    buffers chunk by chunk, its sign into signs[i] (uint8, one per value: pieces of one batch
+    share them); None where that pass does not apply (no staged transfer, no
+    native threads, one large value) or finds a value that is not an exact int or does not fit:
+    the caller then scans the batch, which converts or names it. A scan first read every int
+    twice: 10^6 values of 2048 bits took a tenth longer (2-core Xeon)."""
+    n, m = r1 - r0, limbs_for(bits)
+    if not n or not convert.packs_in_one_pass() or (n == 1 and radix.worth_it(bits)):
+        return None
+    check_fits(ctx, n, bits, "clbig.array")
+
+    def fill(stage, a, b):
+        if not convert.scan_pack_range(values, signs, bits, stage.view(np.uint32).reshape(b - a, m),
+                                       r0 + a, r0 + b):
+            raise _NotOnePass
+    try:
+        data = ctx.rows_to_device((n, m), fill)
+    except _NotOnePass:
+        return None
+    return None if data is None else BigIntArray(ctx, data, bits, signs[r0:r1].view(bool))
+
+
+class _NotOnePass(Exception):
+    """packed_rows met a value its pass does not take (the scan converts or names it)."""
 
 
 def scanned_rows(ctx: Context, s: convert.Scanned, r0: int, r1: int) -> BigIntArray:
