@@ -1,4 +1,4 @@
-# Finding: powmod's launch shapes by size (the defaults of clbig's mont); bench/README.md, "Modular arithmetic and gcd" (results/modular-h200-2026-11-24.log, results/modular-h200-2026-11-24b.log, results/modular-h200-2026-11-24c.log).
+# Finding: powmod's launch shapes by size (the defaults of clbig's mont); bench/README.md, "Modular arithmetic and gcd" (results/modular-h200-2026-11-24.log, its three runs).
 """Modular exponentiation on the device (clbig.mpz.modular.powmod) against gmpy2 on one host core.
 
 Per size: a batch of --n random odd moduli of exactly `bits` bits (each instance its own), bases

@@ -31,7 +31,7 @@ from ..runtime.render import DoesNotFit, kernel, launch
 # bits (3.48 M/s against 2.84 as 4 x 8 limbs) and at 2048 (0.87 against 0.78 as 2 x 32 and
 # 0.74 as 8 x 8); from 4096 bits the fewest items of the most limbs win (2 x 64: 0.209 M/s,
 # 4 x 32: 0.196, 8 x 16: 0.186; 8192 bits 4 x 64: 0.0521, 8 x 32: 0.0499, 16 x 16: 0.0462):
-# fewer barriers per product (bench/results/modular-h200-2026-11-24b.log).
+# fewer barriers per product (bench/results/modular-h200-2026-11-24.log, second run).
 ONE_MAX = config.SETTINGS["MONT_ONE"].default   # 64 limbs one work-item holds alone
 Q_COOP = (64, 32, 16, 8)   # limbs per item when C > 1, the first that keeps C within ITEMS
 Q_COOP_SMALL = (32, 16, 8)   # the same below the fill (see FILL)
@@ -54,7 +54,7 @@ SQR_MAX = 32
 # m's chunk (MLOC) and the multiplicand (BLOC) in local memory instead of registers
 # (the MONT_MLOC / MONT_BLOC settings, 0 / 1, turn each off / on everywhere). By default BLOC
 # for one item of at least BLOC_MIN limbs, MLOC never. H200, 512-bit exponents
-# (bench/results/modular-h200-2026-11-24c.log): 2048 bits 0.889 M/s with BLOC against 0.878
+# (bench/results/modular-h200-2026-11-24.log, third run): 2048 bits 0.889 M/s with BLOC against 0.878
 # (no spill against 108 bytes), MLOC 0.884, both 0.866; ptxas still takes all 255 registers
 # (it loads the local limbs ahead), so occupancy does not rise. 4096 bits (2 x 64) lose: 0.189
 # (BLOC), 0.180 (MLOC) against 0.209; 2 x 32 at 2048 bits too (0.711 against 0.775).
