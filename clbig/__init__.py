@@ -10,6 +10,7 @@ from .runtime.devices import Context, DeviceInfo, SetupError, current_context, d
 from .runtime.kernel_check import KernelFault
 from .runtime.profiling import profile
 from .mpz.array import BigIntArray, array, from_limbs, pinned_empty
+from .mpz.rows import tolist
 from .mpz.ops import add, add_fixed, compare, mul, mul_low, shift_left, shift_right, sub, sub_fixed
 from .mpz.ops import divmod, floordiv, mod
 from .mpz.powers import isqrt
@@ -46,7 +47,7 @@ __all__ = [
     "prev_prime", "c_div", "c_div_2exp", "divexact", "f_div", "f_div_2exp", "t_div", "t_div_2exp",
     "bit_clear", "bit_flip", "bit_scan0", "bit_scan1", "bit_set", "bit_test", "popcount",
     "iroot_rem", "is_power", "is_square", "isqrt_rem", "kronecker", "legendre", "crt",
-    "binomial", "fac", "fib",
+    "binomial", "fac", "fib", "tolist",
 ]
 
 

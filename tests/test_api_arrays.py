@@ -336,3 +336,27 @@ def test_on_several_devices(ctx, small_ctx_obj, rng):
         check_values(clbig.concatenate([a, a]).tolist(), xs + xs, "multi concatenate")
         assert clbig.sum(a) == sum(xs) and clbig.min(a) == min(xs)
         check_values(clbig.sort(a).tolist(), sorted(xs), "multi sort")
+
+
+# -- rows of several arrays (clbig.tolist) ----------------------------------------------------
+@pytest.mark.parametrize("n", LENGTHS + [7])
+def test_tolist_rows_of_several_arrays(rng, n):
+    """clbig.tolist: one array's values, several arrays' rows as list(zip(...)) gives them
+    (signs, edges, mpz); the lengths, the arguments and their positions checked."""
+    import gmpy2
+    a, b = signed_values(rng, 1056, n), [v or 1 for v in signed_values(rng, 100, n)]
+    q, r = clbig.divmod(clbig.array(a), clbig.array(b))
+    want = [divmod(x, y) for x, y in zip(a, b)]
+    assert clbig.tolist(q, r) == want and clbig.tolist(q) == [w[0] for w in want]
+    got = clbig.tolist(q, r, q, mpz=True)
+    assert got == [(x, y, x) for x, y in want]
+    assert all(type(v) is type(gmpy2.mpz(0)) for row in got for v in row)
+    with pytest.raises(TypeError, match="give one or more arrays"):
+        clbig.tolist()
+    with pytest.raises(TypeError, match=r"argument 1 is a tuple, not a BigIntArray \(a tuple of arrays"):
+        clbig.tolist(q, (q, r))
+    with pytest.raises(TypeError, match="argument 0 is a list"):
+        clbig.tolist(a)
+    with pytest.raises(ValueError, match=f"argument 0 has {n} values, argument 1 {n + 1}"):
+        clbig.tolist(q, clbig.array(a + [5]))
+

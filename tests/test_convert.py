@@ -445,6 +445,44 @@ def test_joined_hands_the_values_over(rng, pure, monkeypatch):
     assert dst == [None, 1, 2**300] and src == []
 
 
+@pytest.mark.parametrize("pure", PATHS)
+def test_zipped_rows_take_their_values(rng, pure, monkeypatch):
+    """convert.zipped (clbig.tolist's rows): list(zip(...))'s tuples, the lists left empty,
+    every value's reference count as it was; the C rows are untracked tuples and leave the
+    collector as they found it; a value the collector tracks takes zip's way; the C call
+    refuses lists of two lengths, one list twice, and such a value, changing nothing."""
+    import gc
+    monkeypatch.setattr(convert, "PURE", pure)
+    q = [rng.getrandbits(2048) - (1 << 2047) for _ in range(9)]
+    r = list(map(gmpy2.mpz, (rng.getrandbits(70) for _ in range(9))))
+    want = list(zip(q, r))
+    counts = [sys.getrefcount(v) for v in q + r]
+    got = convert.zipped([q, r])
+    assert got == want and q == [] and r == [] and all(type(t) is tuple for t in got)
+    assert [sys.getrefcount(v) for v in [t[0] for t in want] + [t[1] for t in want]] == counts
+    assert convert.zipped([[], []]) == [] and convert.zipped([[4]]) == [(4,)]
+    held = [1]
+    assert convert.zipped([[held, 2], [3, 4]]) == [(held, 3), (2, 4)]      # a list: zip's way
+    if pure or not convert.native():
+        return
+    from clbig.mpn import _limbs
+    assert not gc.is_tracked(_limbs.zip_lists(([10**40], [5]))[0])
+    gc.disable()
+    try:
+        _limbs.zip_lists(([1, 2], [3, 4]))
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    a, b = [1, 2], [3]
+    with pytest.raises(ValueError, match="lists of 2 and 1 items"):
+        _limbs.zip_lists((a, b))
+    with pytest.raises(ValueError, match="list 1 is list 0 again"):
+        _limbs.zip_lists((a, a))
+    with pytest.raises(TypeError, match="item 1 of list 0 is a list, which the collector tracks"):
+        _limbs.zip_lists(([1, held], [3, 4]))
+    assert a == [1, 2] and b == [3]
+
+
 def test_converting_while_other_threads_mutate_lists(rng, threaded):
     """Conversions on several threads stay exact while other Python threads replace, append
     and drop ints in other lists (the ints read without the interpreter lock are held by

@@ -426,3 +426,13 @@ def test_gmpy2_functions_split(two, rng):
         E = [[rng.getrandbits(40), rng.getrandbits(40)] for _ in range(N)]
         ms = [abs(y) for y in ys]
         assert clbig.multi_powmod(B, E, ms).tolist() == [pow(b0, e0, m) * pow(b1, e1, m) % m for (b0, b1), (e0, e1), m in zip(B, E, ms)]
+
+
+def test_tolist_rows_of_split_arrays(two, rng):
+    """clbig.tolist over arrays spread over two devices, and one of them beside a plain one."""
+    a, b = _vals(rng, 23, 2048), [v | 1 for v in _vals(rng, 23, 700)]
+    with two:
+        q, r = clbig.divmod(clbig.array(a, bits=2048), clbig.array(b, bits=700))
+        assert clbig.tolist(q, r) == [divmod(x, y) for x, y in zip(a, b)]
+    assert clbig.tolist(q, clbig.array(b)) == list(zip([x // y for x, y in zip(a, b)], b))
+

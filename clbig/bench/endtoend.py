@@ -98,7 +98,7 @@ def _listwise(op, widths, out_tuple=False):
     def user(ctx, cols):
         with ctx:
             got = op(*[clbig.array(c, bits=w) for c, w in zip(cols, widths)])
-            return list(zip(*(g.tolist() for g in got))) if out_tuple else got.tolist()
+            return clbig.tolist(*got) if out_tuple else got.tolist()     # rows of (q, r)
 
     def phased(ctx, cols, ph: Phases):
         with ctx:

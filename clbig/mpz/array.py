@@ -445,26 +445,7 @@ class BigIntArray:
         >>> clbig.array([3, 4]).tolist(mpz=True)
         [mpz(3), mpz(4)]
         """
-        return convert.joined(self.value_parts(mpz))
-
-    def value_parts(self, mpz: bool) -> list:
-        """tolist's values as lists whose concatenation they are: a list per chunk where they
-        cross through the staging buffers (joined once, by whoever gathers them: tolist, or a
-        SplitArray's tolist for all of its pieces at once)."""
-        if self._known is not None:
-            return [[MPZ(v) for v in self._known] if mpz else list(self._known)]
-        # a batch converts on the host (clbig.mpn.convert: C, several GB/s); one large value,
-        # or a batch without the C extension, is cut into digits on the device (clbig.mpn.radix)
-        if not (radix.worth_it(self.bits) and len(self) and (len(self) == 1 or not convert.native())):
-            parts: list = []
-            if convert.native() and self.ctx.rows_from_device(self.data, lambda stage, a, b: parts.append(
-                    self._ints_of(stage, a, b, mpz))):
-                return parts
-            return [convert.to_ints(self.to_limbs(magnitude=True), self.neg, mpz=mpz)]
-        vals = radix.download(self.ctx, self.data)
-        if self.neg is not None:
-            vals = [-v if s else v for v, s in zip(vals, self.neg.tolist())]
-        return [list(map(MPZ, vals)) if mpz else vals]
+        return convert.joined(value_parts(self, mpz))
 
     def _ints_of(self, stage: np.ndarray, a: int, b: int, mpz: bool) -> list:
         """Rows a..b-1 as ints, from a staging buffer's chunk of their limbs (tolist): each
@@ -892,6 +873,26 @@ def array(values: Operand, bits: int | None = None, ctx: Context | None = None) 
     if hostrows.keeps(ctx, values, x.bits):
         x._values = list(values)
     return x
+
+
+def value_parts(x: BigIntArray, mpz: bool) -> list:
+    """x.tolist()'s values as lists whose concatenation they are: a list per chunk where they
+    cross through the staging buffers (joined once, by whoever gathers them: tolist, or a
+    SplitArray's tolist for all of its pieces at once)."""
+    if x._known is not None:
+        return [[MPZ(v) for v in x._known] if mpz else list(x._known)]
+    # a batch converts on the host (clbig.mpn.convert: C, several GB/s); one large value, or a
+    # batch without the C extension, is cut into digits on the device (clbig.mpn.radix)
+    if not (radix.worth_it(x.bits) and len(x) and (len(x) == 1 or not convert.native())):
+        parts: list = []
+        if convert.native() and x.ctx.rows_from_device(x.data, lambda stage, a, b: parts.append(
+                x._ints_of(stage, a, b, mpz))):
+            return parts
+        return [convert.to_ints(x.to_limbs(magnitude=True), x.neg, mpz=mpz)]
+    vals = radix.download(x.ctx, x.data)
+    if x.neg is not None:
+        vals = [-v if s else v for v, s in zip(vals, x.neg.tolist())]
+    return [list(map(MPZ, vals)) if mpz else vals]
 
 
 def packed_rows(ctx: Context, values: list, bits: int, signs: np.ndarray, r0: int, r1: int):

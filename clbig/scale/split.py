@@ -36,7 +36,7 @@ import numpy as np
 from ..mpn import convert
 from ..runtime import profiling
 from ..mpz.array import (BigIntArray, check_out, from_limbs, limbs_as, limbs_for, limbs_to_ints,
-                         packed_rows, scanned_rows)
+                         packed_rows, scanned_rows, value_parts)
 from ..mpz.modular import Modulus
 from ..mpz.types import MPZ
 from ..runtime.devices import Context, Devices, _stack, current_context
@@ -203,7 +203,7 @@ class SplitArray(BigIntArray):
 
         def one(i):
             p = self.parts[i][1]
-            lists[i] = p.value_parts(mpz) if isinstance(p, BigIntArray) else [p.tolist(mpz)]
+            lists[i] = value_parts(p, mpz) if isinstance(p, BigIntArray) else [p.tolist(mpz)]
         _each_on_a_thread(one, len(self.parts))
         return convert.joined([part for parts in lists for part in parts])
 
