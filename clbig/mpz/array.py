@@ -899,10 +899,10 @@ def packed_rows(ctx: Context, values: list, bits: int, signs: np.ndarray, r0: in
     """Rows r0..r1-1 of a batch of exact ints (`values`: a list only clbig holds) as a
     BigIntArray of ctx, each int read once: checked and packed straight into the staging
     buffers chunk by chunk, its sign into signs[i] (uint8, one per value: pieces of one batch
-    share them); None where that pass does not apply (no staged transfer, no
-    native threads, one large value) or finds a value that is not an exact int or does not fit:
-    the caller then scans the batch, which converts or names it. A scan first read every int
-    twice: 10^6 values of 2048 bits took a tenth longer (2-core Xeon)."""
+    share them); None where that pass does not apply (no staged transfer, no native threads,
+    one large value) or finds a value that is not an exact int or does not fit:
+    the caller then scans the batch, which converts or names it. A scan first, then the pack,
+    read every int twice: 500,000 values of 2048 bits 52.5 against 46.2 ms (2-core Xeon)."""
     n, m = r1 - r0, limbs_for(bits)
     if not n or not convert.packs_in_one_pass() or (n == 1 and radix.worth_it(bits)):
         return None
