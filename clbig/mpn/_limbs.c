@@ -506,6 +506,24 @@ done:
     return res;
 }
 
+/* 0 where out (len bytes) holds the rows a job writes: all n rows of m limbs, or (base >= 0)
+ * whole rows from row base, among them start..stop-1 (a staging buffer's chunk); else -1 with
+ * ValueError (`noun` names the rows). scan_ints and pack check their out with it. */
+static int
+check_out_rows(const char *what, const char *noun, Py_ssize_t len, Py_ssize_t n, Py_ssize_t m,
+               Py_ssize_t start, Py_ssize_t stop, Py_ssize_t base)
+{
+    if (base < 0 ? len == n * m * 4 : len % (4 * m) == 0 && start >= base && stop - base <= len / (4 * m))
+        return 0;
+    if (base < 0)
+        PyErr_Format(PyExc_ValueError, "%s: out holds %zd bytes, not %zd %s of %zd limbs", what, len, n,
+                     noun, m);
+    else
+        PyErr_Format(PyExc_ValueError, "%s: out holds %zd bytes: not the rows [%zd, %zd) of %zd limbs "
+                     "from row %zd", what, len, start, stop, m, base);
+    return -1;
+}
+
 static void pack_one(PyObject *v, Py_ssize_t nd, unsigned char *out, Py_ssize_t m);
 
 /* scan_ints(seq, negs, start, stop[, out, m, bits[, threads, tasks[, base]]]): scan's common case
@@ -596,18 +614,7 @@ scan_ints(PyObject *self, PyObject *args)
         }
         if (PyObject_GetBuffer(outobj, &ov, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0)
             return NULL;
-        /* out holds every row, or (base given) rows base.. of as many as it has room for,
-         * among them start..stop-1: a staging buffer's chunk */
-        Py_ssize_t rows = base < 0 ? n : ov.len / (m * 4);
-        if (base < 0 && ov.len != n * m * 4) {
-            PyErr_Format(PyExc_ValueError, "scan_ints: out holds %zd bytes, not %zd rows of %zd limbs",
-                         ov.len, n, m);
-            PyBuffer_Release(&ov);
-            return NULL;
-        }
-        if (base >= 0 && (ov.len != rows * m * 4 || start < base || stop > base + rows)) {
-            PyErr_Format(PyExc_ValueError, "scan_ints: out holds %zd bytes, not rows [%zd, %zd) of %zd "
-                         "limbs from row %zd", ov.len, start, stop, m, base);
+        if (check_out_rows("scan_ints", "rows", ov.len, n, m, start, stop, base) < 0) {
             PyBuffer_Release(&ov);
             return NULL;
         }
@@ -758,18 +765,9 @@ pack(PyObject *self, PyObject *args)
         PyErr_Format(PyExc_ValueError, "pack: rows [%zd, %zd) of %zd", start, stop, n);
         goto fail;
     }
-    Py_ssize_t held = view.len / (4 * m);            /* rows out holds, from row `first` */
-    Py_ssize_t first = base < 0 ? 0 : base;
-    if (base < 0 && view.len != n * m * 4) {
-        PyErr_Format(PyExc_ValueError, "pack: out holds %zd bytes, not %zd values of %zd limbs",
-                     view.len, n, m);
+    Py_ssize_t first = base < 0 ? 0 : base;          /* the row at out */
+    if (check_out_rows("pack", "values", view.len, n, m, start, stop, base) < 0)
         goto fail;
-    }
-    if (base >= 0 && (view.len % (4 * m) != 0 || start < base || stop - base > held)) {
-        PyErr_Format(PyExc_ValueError, "pack: out holds %zd bytes: not the rows [%zd, %zd) of %zd "
-                     "limbs from row %zd", view.len, start, stop, m, first);
-        goto fail;
-    }
     /* Each row checked as it is packed; a range's first bad row stops it, and the first of
      * all is reported with the lock held. */
     int exact = PyTuple_CheckExact(seq) || PyList_CheckExact(seq);
