@@ -261,7 +261,7 @@ def _gather(futs: list) -> list:
             parts.append(part)
     if err is not None:
         raise err
-    return joined(parts) if parts else []
+    return joined(parts)
 
 
 _mpz_direct: bool | None = None
@@ -467,7 +467,7 @@ def _scan_threads(values, pack_bits: int | None = None, in_place: bool = False):
     whose result needs no later read of the list (the tuple is None then)."""
     n = len(values)
     work = n * (limbs_for(pack_bits) + VALUE_LIMBS) if pack_bits is not None else 0
-    if n < SCAN_THREAD_MIN and (work < NATIVE_PACK_WORK or n < NATIVE_PACK_MIN or not native_threads()):
+    if not _shared_out(n, work):
         return None                     # before threads(), which costs ~2 µs a small batch
     t = threads()
     if t < 2:
@@ -495,6 +495,13 @@ def _scan_threads(values, pack_bits: int | None = None, in_place: bool = False):
         return None
     neg = negs.view(bool) if sum(k for _, k, _ in got) else None
     return max(b for b, _, _ in got), neg, seq if type(seq) is tuple else None, out
+
+
+def _shared_out(n: int, work: int) -> bool:
+    """Whether a scan of n values (packing `work` limbs with them, or 0) is shared out over
+    threads: from SCAN_THREAD_MIN values, or on native threads from NATIVE_PACK_WORK and
+    NATIVE_PACK_MIN (see there)."""
+    return n >= SCAN_THREAD_MIN or (work >= NATIVE_PACK_WORK and n >= NATIVE_PACK_MIN and native_threads())
 
 
 def _scan_ranges(n: int, t: int, work: int = 0) -> list:
@@ -633,10 +640,10 @@ def scan_pack_range(values: list, negs: np.ndarray, bits: int, out: np.ndarray, 
     than `bits` bits: the caller then takes the full scan, which converts or names it. Only
     where packs_in_one_pass()."""
     m, k = limbs_for(bits), stop - start
-    t = threads() if native_threads() else 1
     work = k * (m + VALUE_LIMBS)
-    tasks = len(_scan_ranges(k, t, work)) if t > 1 and work >= NATIVE_PACK_WORK and k >= NATIVE_PACK_MIN else 1
-    _, _, bad = _limbs.scan_ints(values, negs, start, stop, out, m, bits, t if tasks > 1 else 1, tasks, start)
+    t = threads() if native_threads() and _shared_out(k, work) else 1
+    tasks = len(_scan_ranges(k, t, work)) if t > 1 else 1
+    _, _, bad = _limbs.scan_ints(values, negs, start, stop, out, m, bits, t, tasks, start)
     if not np.little_endian:
         out.byteswap(inplace=True)   # the extension writes little-endian limbs
     return bad < 0
